@@ -1,0 +1,94 @@
+/* Converting a Python float (a C double) to the bits of a 16-bit float,
+ * rounding the way NumPy and ml_dtypes do, so the fast path's bounds equal
+ * the bounds np.float16(v) and ml_dtypes.bfloat16(v) would give.
+ *
+ * float16: NumPy converts double -> half directly (npy_double_to_half), with
+ * one round-to-nearest-even step; going through float first would round twice.
+ * bfloat16: ml_dtypes converts double -> float -> bfloat16 (checked: 1 + 2**-8 +
+ * 2**-30 gives 1.0, not 1 + 2**-7), so we do the same.
+ *
+ * Both report overflow of a finite value to infinity through *overflow, so the
+ * caller can hand such a call to NumPy, which warns about it.
+ */
+#ifndef FASTCLIP_FLOAT16_H
+#define FASTCLIP_FLOAT16_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t fc_double_to_half(double d, int *overflow)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
+    uint64_t exp = (b >> 52) & 0x7ffu;
+    uint64_t man = b & 0xfffffffffffffULL;
+    *overflow = 0;
+
+    if (exp == 0x7ff) {
+        if (man == 0) {
+            return sign | 0x7c00u;                       /* +-inf */
+        }
+        /* NaN: keep the top payload bits as npy_double_to_half does, and make
+         * sure the result is still a NaN. */
+        uint16_t payload = (uint16_t)(man >> 42);
+        return sign | 0x7c00u | (payload ? payload : 1u);
+    }
+    int e = (int)exp - 1023 + 15;                        /* half exponent */
+    if (e >= 31) {
+        *overflow = 1;
+        return sign | 0x7c00u;
+    }
+    uint64_t full, rem, halfway;
+    int shift;
+    uint32_t h;
+    if (e <= 0) {
+        /* half subnormal: units of 2**-24 */
+        if (exp == 0) {
+            return sign;                                 /* double subnormal or 0 */
+        }
+        full = man | (1ULL << 52);
+        shift = 1051 - (int)exp;                         /* >= 43 */
+        if (shift > 63) {
+            return sign;
+        }
+        h = (uint32_t)(full >> shift);
+        rem = full & ((1ULL << shift) - 1);
+        halfway = 1ULL << (shift - 1);
+    }
+    else {
+        h = ((uint32_t)e << 10) | (uint32_t)(man >> 42);
+        rem = man & ((1ULL << 42) - 1);
+        halfway = 1ULL << 41;
+    }
+    /* round to nearest, ties to even; a carry runs into the exponent, which
+     * is the right encoding (up to 0x7c00, infinity) */
+    if (rem > halfway || (rem == halfway && (h & 1u))) {
+        h += 1;
+    }
+    if (h >= 0x7c00u) {
+        *overflow = 1;
+    }
+    return sign | (uint16_t)h;
+}
+
+static inline uint16_t fc_double_to_bfloat16(double d, int *overflow)
+{
+    float f = (float)d;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    *overflow = 0;
+    if ((b & 0x7fffffffu) > 0x7f800000u) {
+        /* NaN: ml_dtypes returns the default quiet NaN with the sign kept
+         * (checked: a float64 NaN with payload 0x4000000000000 gives 0x7fc0) */
+        return (uint16_t)(((b >> 16) & 0x8000u) | 0x7fc0u);
+    }
+    uint32_t lsb = (b >> 16) & 1u;
+    uint16_t r = (uint16_t)((b + 0x7fffu + lsb) >> 16);  /* nearest, ties to even */
+    /* a finite double that ends as infinity, in float or in the rounding to
+     * bfloat16 */
+    *overflow = (d - d == 0) && (r & 0x7fffu) == 0x7f80u;
+    return r;
+}
+
+#endif

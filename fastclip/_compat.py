@@ -1,0 +1,102 @@
+"""np.clip's argument rules, for every call the fast path does not take.
+
+Pure Python and never on the fast path. It mirrors, in order:
+``numpy/_core/fromnumeric.py::clip`` (the min=/max= aliases),
+``numpy/_core/_wrapfunc`` (objects that are not arrays) and
+``numpy/_core/_methods.py::_clip`` (Python ints beyond the dtype's range are
+dropped; a missing bound is np.minimum / np.maximum / np.positive), then calls
+fastclip's ufunc where fastclip has the loop and NumPy where it has not.
+"""
+
+import numpy as np
+
+from fastclip._dtypes import DTYPES, numpy_dtype
+
+_NoValue = np._NoValue
+_umath = np._core.umath
+
+#: dtypes with a fastclip kernel (byte order aside)
+_KERNEL_DTYPES = frozenset(numpy_dtype(row) for row in DTYPES)
+_BFLOAT16 = next(numpy_dtype(row) for row in DTYPES if row.kind == "bfloat16")
+
+
+def _has_kernel(dtype):
+    return dtype.newbyteorder("=") in _KERNEL_DTYPES
+
+
+def _operand_ok(v):
+    """A bound or out that the ufunc resolves like np.clip: a Python number,
+    or a NumPy scalar/array whose dtype has a kernel."""
+    if type(v) in (int, float, bool):
+        return True
+    if isinstance(v, (np.ndarray, np.generic)):
+        return _has_kernel(v.dtype)
+    return False
+
+
+def _resolve_aliases(a_min, a_max, min, max):
+    # numpy/_core/fromnumeric.py::clip, word for word in its messages
+    if a_min is _NoValue and a_max is _NoValue:
+        a_min = None if min is _NoValue else min
+        a_max = None if max is _NoValue else max
+    elif a_min is _NoValue:
+        raise TypeError("clip() missing 1 required positional argument: 'a_min'")
+    elif a_max is _NoValue:
+        raise TypeError("clip() missing 1 required positional argument: 'a_max'")
+    elif min is not _NoValue or max is not _NoValue:
+        raise ValueError("Passing `min` or `max` keyword argument when "
+                         "`a_min` and `a_max` are provided is forbidden.")
+    return a_min, a_max
+
+
+def _to_bfloat16(v):
+    """A Python-number bound of a bfloat16 array, as a bfloat16 scalar: NumPy
+    would compute in float32, so the number goes through float32 (with NumPy's
+    overflow warning), then is rounded to bfloat16 (SPEC section 2)."""
+    return np.float32(v).astype(_BFLOAT16)
+
+
+def clip(a, a_min, a_max, out, min, max, kwargs):
+    """fastclip.clip for any call: NumPy's rules, fastclip's loops."""
+    a_min, a_max = _resolve_aliases(a_min, a_max, min, max)
+
+    if type(a) is not np.ndarray:
+        if (not isinstance(a, (np.ndarray, np.generic))
+                and getattr(type(a), "__array_ufunc__", None) is not None
+                and a_min is not None and a_max is not None):
+            # Dask, xarray and other duck arrays: through the ufunc, so they
+            # stay lazy/labelled and compute with fastclip's loops.
+            return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
+        # subclasses (MaskedArray, matrix, ...), lists, scalars and duck
+        # arrays with a missing bound: exactly NumPy's behaviour.
+        return np.clip(a, a_min, a_max, out=out, **kwargs)
+
+    if not _has_kernel(a.dtype):
+        return np.clip(a, a_min, a_max, out=out, **kwargs)
+
+    if a.dtype.kind in "iu":
+        # numpy/_core/_methods.py::_clip: NEP 50 has no value-based casting,
+        # so a Python int beyond the dtype's range is dropped, not cast.
+        info = np.iinfo(a.dtype)
+        if type(a_min) is int and a_min <= info.min:
+            a_min = None
+        if type(a_max) is int and a_max >= info.max:
+            a_max = None
+    elif a.dtype == _BFLOAT16:
+        # keep bfloat16: NumPy's promotion would take Python floats to float32
+        a_min = _to_bfloat16(a_min) if type(a_min) in (int, float) else a_min
+        a_max = _to_bfloat16(a_max) if type(a_max) in (int, float) else a_max
+
+    if a_min is None and a_max is None:
+        return _umath.positive(a, out=out, **kwargs)
+    if a_min is None:
+        return _umath.minimum(a, a_max, out=out, **kwargs)
+    if a_max is None:
+        return _umath.maximum(a, a_min, out=out, **kwargs)
+    if not (_operand_ok(a_min) and _operand_ok(a_max)):
+        # complex, object or datetime bounds, lists, duck arrays: NumPy's loop
+        return _umath.clip(a, a_min, a_max, out=out, **kwargs)
+    return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
+
+
+from fastclip._ufunc import clip_ufunc  # noqa: E402  (imports this module)

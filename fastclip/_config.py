@@ -1,0 +1,42 @@
+"""fastclip.show_config(): what this process is running."""
+
+import os
+import sys
+
+import numpy as np
+
+
+def config():
+    """The facts show_config prints, as a dict (also used by the benchmark)."""
+    from fastclip import __version__, _ufunc
+
+    return {
+        "fastclip": __version__,
+        "numpy": np.__version__,
+        "python": sys.version.split()[0],
+        "simd_target": _ufunc.SIMD_TARGET,
+        "simd_compiled": list(_ufunc.COMPILED_TARGETS),
+        "simd_cpu_supports": list(_ufunc.TARGETS[: _ufunc.CPU_LEVEL + 1]),
+        "simd_env": os.environ.get("FASTCLIP_SIMD") or None,
+        "threads": 1,
+    }
+
+
+def show_config():
+    """Print fastclip's version, the SIMD target in use, the targets compiled
+    and the threads a call uses.
+
+    Examples
+    --------
+    >>> import fastclip
+    >>> fastclip.show_config()  # doctest: +SKIP
+    fastclip 0.1.0, numpy 2.4.6, python 3.11.7
+    SIMD target: avx512 (compiled: baseline, avx2, avx512; ...)
+    threads: 1
+    """
+    c = config()
+    print(f"fastclip {c['fastclip']}, numpy {c['numpy']}, python {c['python']}")
+    print(f"SIMD target: {c['simd_target']} (compiled: {', '.join(c['simd_compiled'])}; "
+          f"CPU supports: {', '.join(c['simd_cpu_supports'])}; "
+          f"FASTCLIP_SIMD={c['simd_env'] or 'unset'})")
+    print(f"threads: {c['threads']}")

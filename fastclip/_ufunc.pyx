@@ -1,0 +1,408 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The clip ufunc and the fast path of fastclip.clip, over one set of kernels.
+
+At import: pick the kernel build for this CPU (or the one FASTCLIP_SIMD asks
+for), make ``clip_ufunc`` from its loop table, register the bfloat16 loop.
+``clip`` sends the common call (a kernel dtype, aligned, native order, scalar
+bounds, a simple layout) straight to the kernel with the GIL released;
+everything else goes to fastclip._compat, which follows np.clip's rules and
+calls the ufunc or NumPy.
+"""
+
+import importlib
+import os
+
+import numpy as np
+cimport numpy as cnp
+from numpy cimport npy_intp, ndarray
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.string cimport memcpy
+
+from fastclip._dtypes import DTYPES, numpy_dtype
+
+cnp.import_array()
+cnp.import_umath()
+
+cdef extern from "cpu_features.h":
+    int fc_cpu_level() noexcept nogil
+
+cdef extern from "float16.h":
+    unsigned short fc_double_to_half(double d, int *overflow) noexcept nogil
+    unsigned short fc_double_to_bfloat16(double d, int *overflow) noexcept nogil
+
+cdef extern from "ufunc_helpers.h":
+    void fc_copy_type_resolver(object dst, object src)
+
+cdef extern from "numpy/arrayobject.h":
+    object PyArray_NewLikeArray(ndarray prototype, cnp.NPY_ORDER order,
+                                void *descr, int subok)
+
+ctypedef void (*loop_t)(char **args, const npy_intp *dimensions,
+                        const npy_intp *steps, void *data) noexcept nogil
+
+# ---------------------------------------------------------------------------
+# Choosing the kernel build
+
+#: SIMD targets, lowest first; the index is the CPU level of cpu_features.h.
+TARGETS = ("baseline", "avx2", "avx512")
+
+
+def _compiled_targets():
+    found = []
+    for name in TARGETS:
+        try:
+            importlib.import_module("fastclip._kernels_" + name)
+        except ImportError:
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+def _choose_target(compiled, cpu_level, requested):
+    """The best compiled target the CPU runs, capped by FASTCLIP_SIMD."""
+    cap = cpu_level
+    if requested:
+        if requested not in TARGETS:
+            raise ValueError(
+                f"FASTCLIP_SIMD={requested!r}: expected one of {', '.join(TARGETS)}")
+        cap = min(cap, TARGETS.index(requested))
+    usable = [t for t in compiled if TARGETS.index(t) <= cap]
+    return usable[len(usable) - 1]
+
+
+COMPILED_TARGETS = _compiled_targets()
+CPU_LEVEL = fc_cpu_level()
+SIMD_TARGET = _choose_target(COMPILED_TARGETS, CPU_LEVEL,
+                             os.environ.get("FASTCLIP_SIMD", "").strip().lower())
+_kernels = importlib.import_module("fastclip._kernels_" + SIMD_TARGET)
+
+cdef loop_t *LOOPS = <loop_t *>PyCapsule_GetPointer(
+    _kernels.loop_table(), "fastclip.loop_table")
+
+# ---------------------------------------------------------------------------
+# The ufunc
+
+cdef int N_ROWS = len(DTYPES)
+cdef int N_BUILTIN = sum(1 for row in DTYPES if row.char is not None)
+# Kept for the module's life: the ufunc points into these arrays.
+cdef cnp.PyUFuncGenericFunction UFUNC_FUNCS[32]
+cdef void *UFUNC_DATA[32]
+cdef char UFUNC_TYPES[128]
+cdef int BF16_TYPES[4]
+
+assert N_ROWS <= 32
+
+#: the NumPy dtype of each table row, in table order
+ROW_DTYPES = tuple(numpy_dtype(row) for row in DTYPES)
+
+cdef int _i, _j, _k = 0
+for _i, _row in enumerate(DTYPES):
+    if _row.char is None:
+        continue
+    UFUNC_FUNCS[_k] = <cnp.PyUFuncGenericFunction>LOOPS[_i]
+    UFUNC_DATA[_k] = NULL
+    for _j in range(4):
+        UFUNC_TYPES[4 * _k + _j] = ROW_DTYPES[_i].num
+    _k += 1
+
+cdef bytes _DOC = b"""clip(x, lo, hi, /, out=None, *, where=True, casting='same_kind', \
+order='K', dtype=None, subok=True[, signature])
+
+fastclip's clip as a NumPy ufunc: min(max(x, lo), hi) elementwise, with the
+same loops as fastclip.clip. Bounds are required (use fastclip.clip for None).
+"""
+
+clip_ufunc = PyUFunc_FromFuncAndData_(N_BUILTIN)
+fc_copy_type_resolver(clip_ufunc, np._core.umath.clip)
+
+for _i, _row in enumerate(DTYPES):
+    if _row.char is not None:
+        continue
+    for _j in range(4):
+        BF16_TYPES[_j] = ROW_DTYPES[_i].num
+    cnp.PyUFunc_RegisterLoopForType(clip_ufunc, ROW_DTYPES[_i].num,
+                                    <cnp.PyUFuncGenericFunction>LOOPS[_i],
+                                    BF16_TYPES, NULL)
+
+# NumPy pickles a ufunc by its __name__ ("clip"), looked up in the module named
+# by its __module__: fastclip/ufunc.py holds it as ``clip`` for that lookup, in
+# this process and in a Dask worker that unpickles it.
+clip_ufunc.__module__ = "fastclip.ufunc"
+
+# the slow path calls clip_ufunc, so it is imported once that exists
+from fastclip import _compat
+
+
+cdef object PyUFunc_FromFuncAndData_(int ntypes):
+    return cnp.PyUFunc_FromFuncAndData(UFUNC_FUNCS, UFUNC_DATA, UFUNC_TYPES,
+                                       ntypes, 3, 1, cnp.PyUFunc_None,
+                                       b"clip", _DOC, 0)
+
+
+# ---------------------------------------------------------------------------
+# The fast path
+
+# Row index by NumPy type number (builtin types and bfloat16), -1 for none.
+cdef int ROW_BY_TYPENUM[512]
+cdef int ROW_KIND[32]         # 0 int, 1 float, 2 half, 3 bfloat16
+cdef int ROW_SIGNED[32]
+cdef int ROW_ITEMSIZE[32]
+#: per row: its scalar type, and for integer rows the range of a Python int bound
+cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
+cdef tuple INT_MIN_PY = tuple(int(np.iinfo(dt).min) if dt.kind in "iu" else None
+                              for dt in ROW_DTYPES)
+cdef tuple INT_MAX_PY = tuple(int(np.iinfo(dt).max) if dt.kind in "iu" else None
+                              for dt in ROW_DTYPES)
+
+_KIND_CODES = {"int": 0, "float": 1, "half": 2, "bfloat16": 3}
+for _i in range(512):
+    ROW_BY_TYPENUM[_i] = -1
+for _i, _row in enumerate(DTYPES):
+    _dt = ROW_DTYPES[_i]
+    assert _dt.num < 512
+    ROW_BY_TYPENUM[_dt.num] = _i
+    ROW_KIND[_i] = _KIND_CODES[_row.kind]
+    ROW_ITEMSIZE[_i] = _dt.itemsize
+    ROW_SIGNED[_i] = _dt.kind == "i"
+
+# Python ints beyond 2**53 do not convert to a double exactly; NumPy's own
+# conversion of them is left to NumPy.
+cdef double EXACT_INT_LIMIT = 9007199254740992.0
+
+
+cdef bint _bound_to_c(int row, object v, void *buf) except -1:
+    """Write bound v as the C value of table row `row` into buf.
+
+    Returns False when v is not a bound the fast path takes exactly as NumPy
+    would (then the call goes the slow way): only Python int/float (never bool)
+    and NumPy scalars of the array's own type; ints must be in the type's range
+    (np.clip drops out-of-range ints or raises); floats must not overflow
+    (NumPy warns about that cast).
+    """
+    cdef int kind = ROW_KIND[row]
+    cdef int overflow = 0
+    cdef double d
+    cdef long long ll
+    cdef unsigned long long ull
+    cdef unsigned short bits
+    cdef float f
+    cdef type tv = type(v)
+    if tv is ROW_SCALAR_TYPE[row]:
+        cnp.PyArray_ScalarAsCtype(v, buf)
+        return True
+    if kind == 0:
+        if tv is not int:
+            return False
+        if not (INT_MIN_PY[row] <= v <= INT_MAX_PY[row]):
+            return False
+        if ROW_SIGNED[row]:
+            ll = v
+            _store_int(row, ll, buf)
+        else:
+            ull = v
+            _store_uint(row, ull, buf)
+        return True
+    if tv is float:
+        d = <double>v
+    elif tv is int:
+        if not (-EXACT_INT_LIMIT <= v <= EXACT_INT_LIMIT):
+            return False
+        d = <double>v
+    else:
+        return False
+    if kind == 1:
+        if ROW_ITEMSIZE[row] == 8:
+            memcpy(buf, &d, 8)
+            return True
+        f = <float>d
+        if f - f != 0 and d - d == 0:      # a finite double that overflows float
+            return False
+        memcpy(buf, &f, 4)
+        return True
+    if kind == 2:
+        bits = fc_double_to_half(d, &overflow)
+    else:
+        bits = fc_double_to_bfloat16(d, &overflow)
+    if overflow:
+        return False
+    memcpy(buf, &bits, 2)
+    return True
+
+
+cdef void _store_int(int row, long long v, void *buf) noexcept:
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef signed char i8
+    cdef short i16
+    cdef int i32
+    if size == 1:
+        i8 = <signed char>v
+        memcpy(buf, &i8, 1)
+    elif size == 2:
+        i16 = <short>v
+        memcpy(buf, &i16, 2)
+    elif size == 4:
+        i32 = <int>v
+        memcpy(buf, &i32, 4)
+    else:
+        memcpy(buf, &v, 8)
+
+
+cdef void _store_uint(int row, unsigned long long v, void *buf) noexcept:
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef unsigned char u8
+    cdef unsigned short u16
+    cdef unsigned int u32
+    if size == 1:
+        u8 = <unsigned char>v
+        memcpy(buf, &u8, 1)
+    elif size == 2:
+        u16 = <unsigned short>v
+        memcpy(buf, &u16, 2)
+    elif size == 4:
+        u32 = <unsigned int>v
+        memcpy(buf, &u32, 4)
+    else:
+        memcpy(buf, &v, 8)
+
+
+cdef bint _flat_stride(ndarray a, npy_intp *stride):
+    """The element step when `a` can be walked as one run: C- or F-contiguous,
+    or 1-D with any stride."""
+    if cnp.PyArray_NDIM(a) == 1:
+        stride[0] = cnp.PyArray_STRIDE(a, 0)
+        return True
+    if cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a):
+        stride[0] = cnp.PyArray_ITEMSIZE(a)
+        return True
+    return False
+
+
+cdef bint _extents_overlap(char *p, npy_intp n, npy_intp step, int size,
+                           char *q, npy_intp m, npy_intp qstep) noexcept:
+    cdef char *p_lo = p + (step * (n - 1) if step < 0 else 0)
+    cdef char *p_hi = p + (step * (n - 1) if step > 0 else 0) + size
+    cdef char *q_lo = q + (qstep * (m - 1) if qstep < 0 else 0)
+    cdef char *q_hi = q + (qstep * (m - 1) if qstep > 0 else 0) + size
+    return p_lo < q_hi and q_lo < p_hi
+
+
+cdef object _fast(ndarray a, object a_min, object a_max, object out):
+    """Clip through the kernel directly, or return NotImplemented to say the
+    call needs the slow path."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype out_descr
+    cdef int typenum = descr.type_num
+    cdef int row
+    cdef npy_intp n, s_in, s_out
+    cdef npy_intp steps[4]
+    cdef char *args[4]
+    cdef unsigned long long lo_buf = 0, hi_buf = 0
+    cdef ndarray res
+    cdef loop_t loop
+    if typenum < 0 or typenum >= 512:
+        return NotImplemented
+    row = ROW_BY_TYPENUM[typenum]
+    if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
+        return NotImplemented
+    if not _flat_stride(a, &s_in):
+        return NotImplemented
+    if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
+        return NotImplemented
+    n = cnp.PyArray_SIZE(a)
+    if out is None:
+        res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
+        s_out = cnp.PyArray_ITEMSIZE(a)
+        if cnp.PyArray_NDIM(a) == 1:
+            s_out = cnp.PyArray_STRIDE(res, 0)
+    else:
+        if type(out) is not ndarray:
+            return NotImplemented
+        res = <ndarray>out
+        out_descr = <cnp.dtype>cnp.PyArray_DESCR(res)
+        if out_descr is not descr and not cnp.PyArray_EquivTypes(out_descr, descr):
+            return NotImplemented
+        if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
+                or not cnp.PyArray_SAMESHAPE(a, res)):
+            return NotImplemented
+        if cnp.PyArray_NDIM(a) == 1:
+            s_out = cnp.PyArray_STRIDE(res, 0)
+        elif n <= 1 or (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or (
+                cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res)):
+            s_out = cnp.PyArray_ITEMSIZE(a)
+        else:
+            return NotImplemented
+        # In place is fine (each element is read before it is written); any
+        # other overlap needs NumPy's buffering.
+        if n > 0 and not (cnp.PyArray_DATA(res) == cnp.PyArray_DATA(a) and s_out == s_in):
+            if _extents_overlap(<char *>cnp.PyArray_DATA(a), n, s_in, descr.itemsize,
+                                <char *>cnp.PyArray_DATA(res), n, s_out):
+                return NotImplemented
+    args[0] = <char *>cnp.PyArray_DATA(a)
+    args[1] = <char *>&lo_buf
+    args[2] = <char *>&hi_buf
+    args[3] = <char *>cnp.PyArray_DATA(res)
+    steps[0] = s_in
+    steps[1] = 0
+    steps[2] = 0
+    steps[3] = s_out
+    loop = LOOPS[row]
+    with nogil:
+        loop(args, &n, steps, NULL)
+    if out is None and cnp.PyArray_NDIM(res) == 0:
+        return res[()]          # a ufunc returns a scalar for 0-d input
+    return res
+
+
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
+         min=np._NoValue, max=np._NoValue, **kwargs):
+    """Clip (limit) the values in an array: ``numpy.clip``, faster.
+
+    Given an interval, values outside the interval are clipped to the interval
+    edges: ``min(max(a, a_min), a_max)`` elementwise. Same signature, result,
+    dtype, layout, warnings and exceptions as ``numpy.clip`` (see SPEC), except
+    that a bfloat16 array with Python-scalar, bfloat16 or None bounds stays
+    bfloat16 (NumPy returns float32).
+
+    Parameters
+    ----------
+    a : array_like
+        Array containing elements to clip.
+    a_min, a_max : array_like or None
+        Minimum and maximum value. If ``None``, clipping is not performed on
+        the corresponding edge. If both are ``None``, a copy is returned.
+        If ``a_min > a_max``, every element becomes ``a_max``.
+    out : ndarray, optional
+        The results will be placed in this array; it may be `a` (in place).
+    min, max : array_like or None
+        Aliases of `a_min` and `a_max` (NumPy >= 2.1); not with them.
+    **kwargs
+        Other ufunc keyword arguments (``where``, ``casting``, ``dtype``,
+        ``order``, ``subok``, ``signature``), as for ``numpy.clip``.
+
+    Returns
+    -------
+    clipped_array : ndarray
+        An array with the elements of `a`, but where values < `a_min` are
+        replaced with `a_min`, and those > `a_max` with `a_max`. `out` itself
+        when given.
+
+    See Also
+    --------
+    numpy.clip, fastclip.clip_ufunc
+
+    Examples
+    --------
+    >>> import numpy as np, fastclip
+    >>> fastclip.clip(np.arange(10), 1, 8)
+    array([1, 1, 2, 3, 4, 5, 6, 7, 8, 8])
+    >>> a = np.linspace(-2, 2, 5, dtype=np.float32)
+    >>> fastclip.clip(a, -1, 1, out=a)
+    array([-1., -1.,  0.,  1.,  1.], dtype=float32)
+    """
+    cdef object result
+    if (type(a) is ndarray and not kwargs and min is np._NoValue
+            and max is np._NoValue):
+        result = _fast(<ndarray>a, a_min, a_max, out)
+        if result is not NotImplemented:
+            return result
+    return _compat.clip(a, a_min, a_max, out, min, max, kwargs)
