@@ -188,7 +188,16 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     cdef float f
     cdef type tv = type(v)
     if tv is ROW_SCALAR_TYPE[row]:
-        cnp.PyArray_ScalarAsCtype(v, buf)
+        if kind != 3:
+            cnp.PyArray_ScalarAsCtype(v, buf)
+            return True
+        # PyArray_ScalarAsCtype does not read ml_dtypes scalars; a bfloat16
+        # goes through float exactly, except NaN payloads (left to the ufunc).
+        d = float(v)
+        if d != d:
+            return False
+        bits = fc_double_to_bfloat16(d, &overflow)
+        memcpy(buf, &bits, 2)
         return True
     if kind == 0:
         if tv is not int:

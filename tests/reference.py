@@ -1,0 +1,116 @@
+"""The slow, obvious twin of fastclip.clip, and the bit-for-bit comparison.
+
+np.clip is the oracle. The one deliberate difference (SPEC section 2): a
+bfloat16 array with Python-scalar, bfloat16 or None bounds stays bfloat16, and
+equals np.clip in float32 with the bounds rounded to bfloat16 first, converted
+back. Widening and narrowing go by bit shifts, which are exact both ways (the
+result is always one of x, lo, hi), so NaN payloads are compared too.
+"""
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def is_bfloat16(dtype):
+    return np.dtype(dtype).newbyteorder("=") == BFLOAT16
+
+
+def _bf16_to_f32(x):
+    x = np.asarray(x)
+    bits = x.astype(x.dtype.newbyteorder("=")).view(np.uint16)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _f32_to_bf16(x):
+    bits = np.asarray(x).view(np.uint32)
+    assert not (bits & 0xFFFF).any(), "result is not one of x, lo, hi"
+    return (bits >> 16).astype(np.uint16).view(BFLOAT16)
+
+
+def _keeps_bfloat16(a, bounds):
+    if not (isinstance(a, np.ndarray) and type(a) is np.ndarray and is_bfloat16(a.dtype)):
+        return False
+    for b in bounds:
+        if b is None or type(b) in (int, float):
+            continue
+        if isinstance(b, (np.ndarray, np.generic)) and is_bfloat16(b.dtype):
+            continue
+        return False
+    return True
+
+
+def _bound_as_f32(b):
+    """A bfloat16-route bound: Python numbers round to bfloat16 (through
+    float32, as ml_dtypes does), then widen exactly; arrays keep their shape."""
+    if b is None:
+        return None
+    if type(b) in (int, float):
+        return _bf16_to_f32(np.float32(b).astype(BFLOAT16))
+    return _bf16_to_f32(b)
+
+
+def reference_clip(a, *args, **kwargs):
+    """What fastclip.clip(a, *args, **kwargs) must return."""
+    lo = args[0] if len(args) > 0 else kwargs.get("min", kwargs.get("a_min"))
+    hi = args[1] if len(args) > 1 else kwargs.get("max", kwargs.get("a_max"))
+    extra = set(kwargs) - {"min", "max", "a_min", "a_max"}
+    if not extra and len(args) <= 2 and _keeps_bfloat16(a, (lo, hi)):
+        r = np.clip(_bf16_to_f32(a), _bound_as_f32(lo), _bound_as_f32(hi))
+        if np.ndim(r) == 0 and not isinstance(r, np.ndarray):
+            return _f32_to_bf16(np.asarray(r))[()]
+        return _f32_to_bf16(r).astype(a.dtype)
+    return np.clip(a, *args, **kwargs)
+
+
+def bits(x):
+    """x's raw bytes in C order and native byte order: equal bytes means equal
+    bits, NaN payloads and signed zeros included."""
+    x = np.asarray(x)
+    return x.astype(x.dtype.newbyteorder("="), order="C", copy=True).tobytes()
+
+
+def assert_same(got, expected):
+    """Same type, dtype, shape, layout and bits."""
+    assert type(got) is type(expected), (type(got), type(expected))
+    if isinstance(expected, (np.ndarray, np.generic)):
+        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+        assert np.shape(got) == np.shape(expected)
+    if isinstance(expected, np.ndarray):
+        assert got.flags.c_contiguous == expected.flags.c_contiguous
+        assert got.flags.f_contiguous == expected.flags.f_contiguous
+    if np.asarray(expected).dtype.hasobject:
+        assert np.asarray(got).tolist() == np.asarray(expected).tolist()
+    else:
+        assert bits(got) == bits(expected), _diff(got, expected)
+
+
+def _diff(got, expected):
+    g = np.asarray(got).ravel()
+    e = np.asarray(expected).ravel()
+    width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(e.dtype.itemsize)
+    if width is None or g.dtype.itemsize != e.dtype.itemsize:
+        return f"got {got!r}, expected {expected!r}"
+    gb = g.astype(g.dtype.newbyteorder("=")).view(width)
+    eb = e.astype(e.dtype.newbyteorder("=")).view(width)
+    bad = np.flatnonzero(gb != eb)[:5]
+    return (f"{bad.size}+ differences, first at {bad.tolist()}: got bits "
+            f"{[hex(v) for v in gb[bad]]}, expected {[hex(v) for v in eb[bad]]}")
+
+
+def outcome(fn):
+    """Run fn(); return ('ok', value, warnings) or ('raise', exception type, warnings)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = fn()
+        except Exception as exc:  # compared by type with the oracle's
+            return "raise", type(exc), _warning_list(caught), exc
+    return "ok", value, _warning_list(caught), None
+
+
+def _warning_list(caught):
+    return sorted((w.category.__name__, str(w.message)) for w in caught)
