@@ -24,13 +24,19 @@ def _has_kernel(dtype):
     return dtype.newbyteorder("=") in _KERNEL_DTYPES
 
 
+def _is_bfloat16(dtype):
+    return dtype.newbyteorder("=") == _BFLOAT16
+
+
 def _operand_ok(v):
     """A bound or out that the ufunc resolves like np.clip: a Python number,
     or a NumPy scalar/array whose dtype has a kernel."""
     if type(v) in (int, float, bool):
         return True
     if isinstance(v, (np.ndarray, np.generic)):
-        return _has_kernel(v.dtype)
+        # bfloat16 mixed with other dtypes: NumPy has no bfloat16 clip loop and
+        # promotes, where our ufunc would pick its bfloat16 loop
+        return _has_kernel(v.dtype) and not _is_bfloat16(v.dtype)
     return False
 
 
@@ -56,6 +62,21 @@ def _to_bfloat16(v):
     return np.float32(v).astype(_BFLOAT16)
 
 
+def _keeps_bfloat16(a_min, a_max, out, kwargs):
+    """SPEC section 2: a bfloat16 array stays bfloat16 when each bound is a
+    Python int/float, a bfloat16 scalar or array, or None, unless the caller
+    asks for another computation (dtype=, signature=, an out of another dtype)."""
+    if "dtype" in kwargs or "signature" in kwargs:
+        return False
+    if out is not None and not (isinstance(out, np.ndarray) and _is_bfloat16(out.dtype)):
+        return False
+    for b in (a_min, a_max):
+        if not (b is None or type(b) in (int, float)
+                or (isinstance(b, (np.ndarray, np.generic)) and _is_bfloat16(b.dtype))):
+            return False
+    return True
+
+
 def clip(a, a_min, a_max, out, min, max, kwargs):
     """fastclip.clip for any call: NumPy's rules, fastclip's loops."""
     a_min, a_max = _resolve_aliases(a_min, a_max, min, max)
@@ -71,9 +92,20 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
         # arrays with a missing bound: exactly NumPy's behaviour.
         return np.clip(a, a_min, a_max, out=out, **kwargs)
 
-    if not _has_kernel(a.dtype):
+    if not _has_kernel(a.dtype) or (
+            _is_bfloat16(a.dtype) and not _keeps_bfloat16(a_min, a_max, out, kwargs)):
         return np.clip(a, a_min, a_max, out=out, **kwargs)
+    try:
+        return _clip_ndarray(a, a_min, a_max, out, kwargs)
+    except TypeError:
+        # numpy/_core/fromnumeric.py::_wrapfunc retries a method call that
+        # raised TypeError through _wrapit; the retry raises again and repeats
+        # any warning, so we repeat the call too (same exception, same warnings).
+        return _clip_ndarray(a, a_min, a_max, out, kwargs)
 
+
+def _clip_ndarray(a, a_min, a_max, out, kwargs):
+    """An exact ndarray of a kernel dtype: numpy/_core/_methods.py::_clip."""
     if a.dtype.kind in "iu":
         # numpy/_core/_methods.py::_clip: NEP 50 has no value-based casting,
         # so a Python int beyond the dtype's range is dropped, not cast.
@@ -82,8 +114,8 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
             a_min = None
         if type(a_max) is int and a_max >= info.max:
             a_max = None
-    elif a.dtype == _BFLOAT16:
-        # keep bfloat16: NumPy's promotion would take Python floats to float32
+    elif _is_bfloat16(a.dtype):
+        # NumPy's promotion would take Python numbers to float32
         a_min = _to_bfloat16(a_min) if type(a_min) in (int, float) else a_min
         a_max = _to_bfloat16(a_max) if type(a_max) in (int, float) else a_max
 
@@ -93,7 +125,7 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
         return _umath.minimum(a, a_max, out=out, **kwargs)
     if a_max is None:
         return _umath.maximum(a, a_min, out=out, **kwargs)
-    if not (_operand_ok(a_min) and _operand_ok(a_max)):
+    if not _is_bfloat16(a.dtype) and not (_operand_ok(a_min) and _operand_ok(a_max)):
         # complex, object or datetime bounds, lists, duck arrays: NumPy's loop
         return _umath.clip(a, a_min, a_max, out=out, **kwargs)
     return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
