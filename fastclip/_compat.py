@@ -55,11 +55,14 @@ def _resolve_aliases(a_min, a_max, min, max):
     return a_min, a_max
 
 
-def _to_bfloat16(v):
-    """A Python-number bound of a bfloat16 array, as a bfloat16 scalar: NumPy
-    would compute in float32, so the number goes through float32 (with NumPy's
-    overflow warning), then is rounded to bfloat16 (SPEC section 2)."""
-    return np.float32(v).astype(_BFLOAT16)
+def _bfloat16_bounds(a_min, a_max):
+    """Python-number bounds of a bfloat16 array as bfloat16 scalars, so the
+    ufunc picks the bfloat16 loop (NumPy's promotion would take them to
+    float32 or float64). A number goes through float32, with NumPy's overflow
+    warning, then rounds to bfloat16 (SPEC section 2)."""
+    def convert(v):
+        return np.float32(v).astype(_BFLOAT16) if type(v) in (int, float) else v
+    return convert(a_min), convert(a_max)
 
 
 def _keeps_bfloat16(a_min, a_max, out, kwargs):
@@ -87,6 +90,10 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
                 and a_min is not None and a_max is not None):
             # Dask, xarray and other duck arrays: through the ufunc, so they
             # stay lazy/labelled and compute with fastclip's loops.
+            dtype = getattr(a, "dtype", None)
+            if (isinstance(dtype, np.dtype) and _is_bfloat16(dtype)
+                    and _keeps_bfloat16(a_min, a_max, out, kwargs)):
+                a_min, a_max = _bfloat16_bounds(a_min, a_max)
             return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
         # subclasses (MaskedArray, matrix, ...), lists, scalars and duck
         # arrays with a missing bound: exactly NumPy's behaviour.
@@ -115,9 +122,7 @@ def _clip_ndarray(a, a_min, a_max, out, kwargs):
         if type(a_max) is int and a_max >= info.max:
             a_max = None
     elif _is_bfloat16(a.dtype):
-        # NumPy's promotion would take Python numbers to float32
-        a_min = _to_bfloat16(a_min) if type(a_min) in (int, float) else a_min
-        a_max = _to_bfloat16(a_max) if type(a_max) in (int, float) else a_max
+        a_min, a_max = _bfloat16_bounds(a_min, a_max)
 
     if a_min is None and a_max is None:
         return _umath.positive(a, out=out, **kwargs)

@@ -1,0 +1,158 @@
+"""fastclip.clip's API: np.clip's signature, errors, bfloat16, configuration."""
+
+import inspect
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fastclip
+from tests.reference import BFLOAT16, assert_same, reference_clip
+
+
+def test_signature_is_numpys():
+    ours = inspect.signature(fastclip.clip)
+    theirs = inspect.signature(np.clip)
+    assert list(ours.parameters) == list(theirs.parameters)
+    for name, p in theirs.parameters.items():
+        assert ours.parameters[name].kind == p.kind, name
+        assert ours.parameters[name].default is p.default, name
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda clip, a: clip(a, 1), TypeError),                       # a_max missing
+    (lambda clip, a: clip(a, a_max=1), TypeError),                 # a_min missing
+    (lambda clip, a: clip(a, 0, 1, min=0), ValueError),            # both spellings
+    (lambda clip, a: clip(a.astype(np.uint8), 300, 400), OverflowError),
+    (lambda clip, a: clip(a, 0, 1, out=np.empty(3)), ValueError),  # wrong shape
+    (lambda clip, a: clip(a, 0, 1, out=[0] * 8), TypeError),       # not an array
+    (lambda clip, a: clip(a, "x", 1), TypeError),                  # string bound
+    (lambda clip, a: clip(a, 0, 1, bogus=1), TypeError),           # unknown keyword
+], ids=["no-a_max", "no-a_min", "min-and-a_min", "uint8-overflow", "out-shape",
+        "out-list", "str-bound", "bad-kwarg"])
+def test_errors_are_numpys(call, exc):
+    a = np.arange(8, dtype=np.int32)
+    with pytest.raises(exc) as theirs:
+        call(np.clip, a)
+    with pytest.raises(exc) as ours:
+        call(fastclip.clip, a)
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_read_only_out_is_refused_and_not_written():
+    a = np.arange(5.0)
+    out = np.zeros(5)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        fastclip.clip(a, 1, 3, out=out)
+    assert (out == 0).all()
+
+
+def test_nep50_python_scalars():
+    i8 = np.arange(-5, 5, dtype=np.int8)
+    assert_same(fastclip.clip(i8, 0, 300), np.clip(i8, 0, 300))   # bound dropped
+    assert fastclip.clip(i8, 0, 300).dtype == np.int8
+    assert fastclip.clip(i8, 0.5, 3).dtype == np.float64
+    assert_same(fastclip.clip(i8, 0.5, 3), np.clip(i8, 0.5, 3))
+
+
+def test_out_is_returned_and_in_place_works():
+    a = np.linspace(-2, 2, 9, dtype=np.float32)
+    expected = np.clip(a, -1, 1)
+    out = np.empty_like(a)
+    assert fastclip.clip(a, -1, 1, out=out) is out
+    assert_same(out, expected)
+    assert fastclip.clip(a, -1, 1, out=a) is a
+    assert_same(a, expected)
+
+
+def test_zero_d_gives_a_scalar_like_numpy():
+    for v in (np.array(3.0), np.array(3, np.int16), np.array(-7, BFLOAT16)):
+        assert_same(fastclip.clip(v, 0, 1), reference_clip(v, 0, 1))
+
+
+def test_no_warnings_for_nan_inputs():
+    a = np.array([np.nan, 1.0, -np.inf], np.float32)
+    with np.errstate(all="raise"):
+        assert_same(fastclip.clip(a, 0, 0.5), np.clip(a, 0, 0.5))
+        assert_same(fastclip.clip(a, np.float32(np.nan), 0.5), np.clip(a, np.float32(np.nan), 0.5))
+        assert_same(fastclip.clip(a, a, a[::-1].copy()), np.clip(a, a, a[::-1].copy()))
+
+
+@pytest.mark.parametrize("bounds", [(-1.0, 1.0), (-1, 1), (None, 0.3), (BFLOAT16.type(-1), None),
+                                    (np.array(-1, BFLOAT16), np.array(1, BFLOAT16))])
+def test_bfloat16_stays_bfloat16(bounds):
+    a = np.linspace(-3, 3, 101).astype(BFLOAT16)
+    r = fastclip.clip(a, *bounds)
+    assert r.dtype == BFLOAT16
+    assert_same(r, reference_clip(a, *bounds))
+    # out= and in place keep the same values
+    out = np.empty_like(a)
+    assert fastclip.clip(a, *bounds, out=out) is out
+    assert_same(out, r)
+    b = a.copy()
+    assert fastclip.clip(b, *bounds, out=b) is b
+    assert_same(b, r)
+
+
+def test_bfloat16_is_where_fastclip_differs_from_numpy():
+    a = np.linspace(-3, 3, 11).astype(BFLOAT16)
+    assert np.clip(a, -1.0, 1.0).dtype == np.float32
+    assert fastclip.clip(a, -1.0, 1.0).dtype == BFLOAT16
+
+
+def test_bfloat16_python_bound_rounds_to_bfloat16_first():
+    a = np.array([1.0, 1.5, 2.0], BFLOAT16)
+    lo = 1 + 2**-8 + 2**-30      # ml_dtypes rounds this through float32 to 1.0
+    assert_same(fastclip.clip(a, lo, 5.0), reference_clip(a, lo, 5.0))
+    assert float(fastclip.clip(a, lo, 5.0)[0]) == float(BFLOAT16.type(lo))
+
+
+def test_delegated_dtypes_are_numpys():
+    for a in (np.array([1 + 2j, -3j]), np.array([True, False]), np.array([3, 9], "M8[D]"),
+              np.array([1.5, -2.5], np.longdouble), np.array([1, "x"], object)[:1]):
+        lo, hi = (a[:1], a[:1]) if a.dtype.kind in "MO" else (0, 1)
+        assert_same(fastclip.clip(a, lo, hi), np.clip(a, lo, hi))
+
+
+def test_subclasses_lists_and_scalars_are_numpys():
+    m = np.ma.masked_array([1.0, 5.0, -3.0], mask=[0, 1, 0])
+    r = fastclip.clip(m, 0, 2)
+    assert isinstance(r, np.ma.MaskedArray) and r.mask.tolist() == [False, True, False]
+    assert_same(fastclip.clip([1, 5, -3], 0, 2), np.clip([1, 5, -3], 0, 2))
+    assert_same(fastclip.clip(5.5, 0, 2), np.clip(5.5, 0, 2))
+    mat = np.matrix([[1, 5]])
+    assert type(fastclip.clip(mat, 0, 2)) is np.matrix
+
+
+def test_show_config_names_the_target(capsys):
+    fastclip.show_config()
+    text = capsys.readouterr().out
+    from fastclip import _ufunc
+    assert f"SIMD target: {_ufunc.SIMD_TARGET}" in text
+    assert fastclip.__version__ in text
+
+
+def run_python(code, **env):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+@pytest.mark.parametrize("target", ["baseline", "avx2", "avx512"])
+def test_fastclip_simd_forces_a_lower_target(target):
+    from fastclip import _ufunc
+    if target not in _ufunc.COMPILED_TARGETS:
+        pytest.skip(f"{target} not compiled on this machine")
+    r = run_python("from fastclip import _ufunc; print(_ufunc.SIMD_TARGET)", FASTCLIP_SIMD=target)
+    assert r.returncode == 0, r.stderr
+    expected = target if _ufunc.TARGETS.index(target) <= _ufunc.CPU_LEVEL else _ufunc.SIMD_TARGET
+    assert r.stdout.strip() == expected
+
+
+def test_bad_fastclip_simd_is_a_clear_error():
+    r = run_python("import fastclip", FASTCLIP_SIMD="sse9")
+    assert r.returncode != 0
+    assert "FASTCLIP_SIMD='sse9'" in r.stderr and "baseline" in r.stderr
