@@ -1,0 +1,244 @@
+"""``python -m fastclip bench``: fastclip against np.clip, np.copyto and torch.clamp.
+
+Cases come from the dtype table (fastclip/_dtypes.py) x sizes x layouts. Each
+figure is the median of repeats, the contenders interleaved (A B A B ...) in one
+process, so a noisy shared machine slows both alike; the table reports ratios.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import fastclip
+from fastclip._config import config
+from fastclip._dtypes import DTYPES, numpy_dtype
+
+SIZES_FULL = (16, 1_000, 100_000, 2**24)
+SIZES_QUICK = (16, 1_000, 100_000)
+LAYOUTS_FULL = ("new", "out", "inplace", "strided", "2d-noncontig")
+LAYOUTS_QUICK = ("new", "out")
+
+# bounds per kind: about a third of the values are clipped on each side
+BOUNDS = {"int": (-40, 40), "uint": (60, 190), "float": (-0.5, 0.5)}
+
+
+def _data(dtype, n, rng):
+    """n values of dtype, a third below lo, a third above hi."""
+    if dtype.kind == "u":
+        return rng.integers(0, 256, n).astype(dtype)
+    if dtype.kind == "i":
+        return rng.integers(-128, 128, n).astype(dtype)
+    return rng.uniform(-1.5, 1.5, n).astype(np.float32).astype(dtype)
+
+
+def _bounds(dtype):
+    if dtype.kind == "u":
+        return BOUNDS["uint"]
+    if dtype.kind == "i":
+        return BOUNDS["int"]
+    return BOUNDS["float"]
+
+
+def _torch_dtype(torch, dtype):
+    if dtype.name == "bfloat16":
+        return torch.bfloat16
+    return getattr(torch, {"float64": "float64", "float32": "float32", "float16": "float16",
+                           "int8": "int8", "uint8": "uint8", "int16": "int16",
+                           "int32": "int32", "int64": "int64", "uint16": "uint16",
+                           "uint32": "uint32", "uint64": "uint64"}[dtype.name], None)
+
+
+def _to_torch(torch, arr):
+    if arr.dtype.name == "bfloat16":
+        return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(arr)
+
+
+def make_case(row, n, layout, rng, torch=None):
+    """The callables to time for one case: {name: zero-argument function}."""
+    dtype = numpy_dtype(row)
+    lo, hi = _bounds(dtype)
+    if layout == "strided":
+        base = _data(dtype, 2 * n, rng)
+        a = base[::2]
+    elif layout == "2d-noncontig":
+        cols = max(1, int(np.sqrt(n)))
+        rows = -(-n // cols)
+        base = _data(dtype, rows * 2 * cols, rng).reshape(rows, 2 * cols)
+        a = base[:, ::2]
+    else:
+        a = _data(dtype, n, rng)
+    out = np.empty(a.shape, dtype)
+    target = a if layout == "inplace" else out
+    fc, npc = fastclip.clip, np.clip
+    if layout == "new" or layout in ("strided", "2d-noncontig"):
+        funcs = {"fastclip": lambda: fc(a, lo, hi), "np.clip": lambda: npc(a, lo, hi)}
+    else:
+        funcs = {"fastclip": lambda: fc(a, lo, hi, out=target),
+                 "np.clip": lambda: npc(a, lo, hi, out=target)}
+    copy_src = a.copy() if layout in ("new", "out", "inplace") else a
+    funcs["np.copyto"] = lambda: np.copyto(out, copy_src)
+    if torch is not None and _torch_dtype(torch, dtype) is not None:
+        try:
+            ta, tout = _to_torch(torch, a), _to_torch(torch, out)
+            ttarget = ta if layout == "inplace" else tout
+            torch.clamp(ta, lo, hi, out=ttarget)
+            if layout in ("new", "strided", "2d-noncontig"):
+                funcs["torch.clamp"] = lambda: torch.clamp(ta, lo, hi)
+            else:
+                funcs["torch.clamp"] = lambda: torch.clamp(ta, lo, hi, out=ttarget)
+        except (RuntimeError, TypeError, ValueError):
+            pass   # torch has no clamp for this dtype/layout
+    return funcs
+
+
+def _calibrate(f, min_seconds):
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            f()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= min_seconds or number >= 1 << 20:
+            return number
+        number *= 2 if elapsed == 0 else max(2, int(min_seconds / elapsed * 1.2))
+
+
+def time_interleaved(funcs, repeats, min_seconds):
+    """Median seconds per call of each function, samples taken A B C A B C ..."""
+    numbers = {k: _calibrate(f, min_seconds) for k, f in funcs.items()}
+    samples = {k: [] for k in funcs}
+    for _ in range(repeats):
+        for k, f in funcs.items():
+            n = numbers[k]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            samples[k].append((time.perf_counter() - t0) / n)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def system_line(torch):
+    c = config()
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    torch_v = f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch not installed"
+    return (f"{time.strftime('%Y-%m-%d')} | {cpu}, {os.cpu_count()} CPUs | "
+            f"fastclip {c['fastclip']} SIMD {c['simd_target']} (compiled {','.join(c['simd_compiled'])}), "
+            f"threads {c['threads']} | numpy {c['numpy']} | {torch_v}")
+
+
+def _fmt_time(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_torch=True,
+        progress=sys.stderr):
+    try:
+        import torch  # noqa: F401
+        torch = torch if use_torch else None
+    except ImportError:
+        torch = None
+    rows = [r for r in DTYPES if dtypes is None or r.name in dtypes or numpy_dtype(r).name in dtypes]
+    sizes = sizes or (SIZES_QUICK if quick else SIZES_FULL)
+    layouts = layouts or (LAYOUTS_QUICK if quick else LAYOUTS_FULL)
+    repeats = repeats or (5 if quick else 9)
+    min_seconds = 0.002 if quick else 0.01
+    rng = np.random.default_rng(0)
+    results = []
+    total = len(rows) * len(sizes) * len(layouts)
+    for i, (row, n, layout) in enumerate(((r, n, l) for r in rows for n in sizes for l in layouts)):
+        if progress is not None:
+            print(f"[{i + 1}/{total}] {row.name} n={n} {layout}", file=progress, flush=True)
+        times = time_interleaved(make_case(row, n, layout, rng, torch), repeats, min_seconds)
+        results.append({"dtype": numpy_dtype(row).name, "row": row.name, "char": row.char,
+                        "n": n, "layout": layout, "seconds": times})
+    return {"system": system_line(torch), "config": config(), "repeats": repeats,
+            "results": results}
+
+
+def format_table(report):
+    lines = [report["system"], "",
+             f"{'dtype':<10} {'(row)':<10} {'n':>9} {'layout':<13} {'fastclip':>10} "
+             f"{'np.clip':>10} {'speedup':>8} {'vs copyto':>9} {'torch':>10} {'vs torch':>8}"]
+    for r in report["results"]:
+        t = r["seconds"]
+        fc, npc, cp = t["fastclip"], t["np.clip"], t["np.copyto"]
+        th = t.get("torch.clamp")
+        lines.append(
+            f"{r['dtype']:<10} {r['row']:<10} {r['n']:>9} {r['layout']:<13} {_fmt_time(fc):>10} "
+            f"{_fmt_time(npc):>10} {npc / fc:>7.1f}x {fc / cp:>8.2f}x "
+            f"{(_fmt_time(th) if th else '-'):>10} {(f'{th / fc:.2f}x' if th else '-'):>8}")
+    lines.append("")
+    lines.append("speedup = np.clip time / fastclip time; vs copyto = fastclip time / np.copyto "
+                 "time of the same array (1.0 = a memory copy's speed); vs torch = torch.clamp "
+                 "time / fastclip time. Medians of repeats, interleaved.")
+    return "\n".join(lines)
+
+
+def plot(report, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("--plot needs matplotlib: pip install matplotlib "
+                         "(or pip install 'fastclip[bench]')")
+    layouts = sorted({r["layout"] for r in report["results"]}, key=LAYOUTS_FULL.index)
+    fig, axes = plt.subplots(1, len(layouts), figsize=(5 * len(layouts), 4.5), squeeze=False,
+                             sharey=True)
+    for ax, layout in zip(axes[0], layouts):
+        for dtype in dict.fromkeys(r["row"] for r in report["results"]):
+            pts = [(r["n"], r["seconds"]["np.clip"] / r["seconds"]["fastclip"])
+                   for r in report["results"] if r["row"] == dtype and r["layout"] == layout]
+            ax.plot(*zip(*pts), marker="o", label=dtype)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.axhline(1, color="gray", lw=0.8)
+        ax.set_title(layout)
+        ax.set_xlabel("elements")
+    axes[0][0].set_ylabel("speedup over np.clip")
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.suptitle(report["system"], fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m fastclip bench", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="a short run (sizes to 1e5, new and out=)")
+    p.add_argument("--dtypes", help="comma-separated dtype or row names (default: all)")
+    p.add_argument("--sizes", help="comma-separated element counts")
+    p.add_argument("--layouts", help="comma-separated: " + ",".join(LAYOUTS_FULL))
+    p.add_argument("--repeats", type=int, help="samples per contender (median is reported)")
+    p.add_argument("--no-torch", action="store_true", help="leave torch.clamp out")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--plot", metavar="FILE.png", help="also plot the speedups (needs matplotlib)")
+    args = p.parse_args(argv)
+    layouts = tuple(args.layouts.split(",")) if args.layouts else None
+    if layouts and not set(layouts) <= set(LAYOUTS_FULL):
+        p.error(f"unknown layout in {args.layouts!r}; choose from {', '.join(LAYOUTS_FULL)}")
+    report = run(quick=args.quick,
+                 dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
+                 sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
+                 layouts=layouts, repeats=args.repeats, use_torch=not args.no_torch)
+    print(format_table(report))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    if args.plot:
+        plot(report, args.plot)
+    return 0
