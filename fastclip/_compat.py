@@ -80,6 +80,31 @@ def _keeps_bfloat16(a_min, a_max, out, kwargs):
     return True
 
 
+def _widen(x):
+    """bfloat16 -> float32, exactly, by bits (NaN payloads kept)."""
+    x = np.asarray(x)
+    bits = x.astype(x.dtype.newbyteorder("="), copy=False).view(np.uint16)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _bfloat16_one_sided(a, a_min, a_max, out, kwargs):
+    """A bfloat16 clip with a missing bound. NumPy would run np.minimum,
+    np.maximum or np.positive in float32 (ml_dtypes' own bfloat16 minimum
+    warns on NaN), so widen exactly, let NumPy do that, and narrow by bits:
+    exact, because the result is always one of x, lo, hi (SPEC section 2)."""
+    kwargs = dict(kwargs)
+    where = kwargs.pop("where", True)
+    kwargs.pop("casting", None)               # every operand is bfloat16
+    lo = None if a_min is None else _widen(a_min)
+    hi = None if a_max is None else _widen(a_max)
+    wide = np.clip(_widen(a), lo, hi, **kwargs)
+    narrow = (np.asarray(wide).view(np.uint32) >> 16).astype(np.uint16).view(_BFLOAT16)
+    if out is None:
+        return narrow if narrow.ndim else narrow[()]
+    np.copyto(out, narrow, where=where)
+    return out
+
+
 def clip(a, a_min, a_max, out, min, max, kwargs):
     """fastclip.clip for any call: NumPy's rules, fastclip's loops."""
     a_min, a_max = _resolve_aliases(a_min, a_max, min, max)
@@ -123,6 +148,8 @@ def _clip_ndarray(a, a_min, a_max, out, kwargs):
             a_max = None
     elif _is_bfloat16(a.dtype):
         a_min, a_max = _bfloat16_bounds(a_min, a_max)
+        if a_min is None or a_max is None:
+            return _bfloat16_one_sided(a, a_min, a_max, out, kwargs)
 
     if a_min is None and a_max is None:
         return _umath.positive(a, out=out, **kwargs)
