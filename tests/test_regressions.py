@@ -1,0 +1,80 @@
+"""Failures Hypothesis (tests/test_properties.py) found, pinned as cases.
+
+Each runs fastclip.clip and its oracle on fresh inputs and compares result,
+exception type and warnings, like the property test."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fastclip
+from tests.reference import assert_same, outcome, reference_clip
+
+BF16 = ml_dtypes.bfloat16
+
+
+def compare(make, oracle=np.clip):
+    got = outcome(lambda: make(fastclip.clip))
+    expected = outcome(lambda: make(oracle))
+    assert got[0] == expected[0], (got, expected)
+    if expected[0] == "raise":
+        assert got[1] is expected[1]
+    else:
+        assert_same(got[1], expected[1])
+    assert got[2] == expected[2]
+
+
+def test_float16_nan_cast_to_int16_does_not_warn():
+    # NumPy's clip loop clears the FP status, hiding the invalid flag its own
+    # cast (float16 NaN -> int16) raised before the loop; ours must too.
+    compare(lambda clip: clip(np.full((1, 1, 5), np.nan, np.float16), min=0, max=0,
+                              dtype=np.int16, casting="unsafe"))
+
+
+def test_type_error_repeats_warnings_like_wrapfunc():
+    # np.clip's _wrapfunc retries a call that raised TypeError, so the cast
+    # overflow warning appears twice before the error
+    def make(clip):
+        a = np.zeros((), np.int8)
+        a.flags.writeable = False
+        return clip(a, min=None, max=3.4028235677973366e38, out=np.zeros((), np.int8),
+                    dtype=np.float32)
+    compare(make)
+
+
+def test_bfloat16_with_bool_bounds_is_numpys_float32():
+    compare(lambda clip: clip(np.zeros(3, BF16), False, False))
+    compare(lambda clip: clip(np.zeros((), BF16), False, 0))
+
+
+def test_bfloat16_scalar_bound_on_the_fast_path():
+    # PyArray_ScalarAsCtype does not read ml_dtypes scalars (gave garbage)
+    x = np.array([1, 2, 3], BF16)
+    nan = np.array([0x7FC0], np.uint16).view(BF16)[0]
+    for lo, hi in [(BF16(0.5), BF16(2.0)), (nan, BF16(2.0)), (BF16(0.5), nan)]:
+        compare(lambda clip: clip(x, lo, hi), oracle=reference_clip)
+
+
+def test_bfloat16_missing_bound_and_nan_does_not_warn():
+    # ml_dtypes' bfloat16 minimum warns 'invalid value'; np.clip in float32 does not
+    x = np.array([np.nan, 1, -2, 3], np.float32).astype(BF16).reshape(2, 2)
+    compare(lambda clip: clip(x, min=None, max=BF16(0.5)), oracle=reference_clip)
+    compare(lambda clip: clip(x, -1.0, None), oracle=reference_clip)
+
+
+def test_bfloat16_huge_python_int_bound_with_bfloat16_out():
+    # NumPy's bfloat16 minimum rejects 2**63 ("expected number, got int"); SPEC's
+    # float32 route takes it: the array is unchanged
+    x = np.array([0, 1], BF16)
+    out = np.zeros(2, BF16)
+    assert fastclip.clip(x, None, 2**63, out=out) is out
+    assert_same(out, reference_clip(x, None, 2**63))
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.float32])
+def test_overlapping_out_goes_through_numpys_buffering(dtype):
+    def make(clip):
+        base = np.arange(-5, 6).astype(dtype)
+        a, out = base[1:], base[:-1]
+        return clip(a, -2, 2, out=out), base
+    compare(lambda clip: make(clip)[1])
