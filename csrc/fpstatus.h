@@ -15,7 +15,11 @@
 
 static inline void fc_clear_fpstatus(void)
 {
-    feclearexcept(FE_ALL_EXCEPT);
+    /* Reading the flags is cheap; clearing them (fldenv) is not, and most
+     * calls raise none, which matters for small arrays. */
+    if (fetestexcept(FE_ALL_EXCEPT)) {
+        feclearexcept(FE_ALL_EXCEPT);
+    }
 }
 
 #endif

@@ -17,6 +17,9 @@ cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.string cimport memcpy
+from cpython.exc cimport PyErr_Clear, PyErr_Occurred
+from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
 from fastclip._dtypes import DTYPES, numpy_dtype
 
@@ -147,12 +150,11 @@ cdef int ROW_BY_TYPENUM[512]
 cdef int ROW_KIND[32]         # 0 int, 1 float, 2 half, 3 bfloat16
 cdef int ROW_SIGNED[32]
 cdef int ROW_ITEMSIZE[32]
-#: per row: its scalar type, and for integer rows the range of a Python int bound
+#: per row: its scalar type, and for integer rows the range of a Python int
+#: bound that fits in a long long (uint64's top half is checked apart)
 cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
-cdef tuple INT_MIN_PY = tuple(int(np.iinfo(dt).min) if dt.kind in "iu" else None
-                              for dt in ROW_DTYPES)
-cdef tuple INT_MAX_PY = tuple(int(np.iinfo(dt).max) if dt.kind in "iu" else None
-                              for dt in ROW_DTYPES)
+cdef long long INT_MIN[32]
+cdef long long INT_MAX[32]
 
 _KIND_CODES = {"int": 0, "float": 1, "half": 2, "bfloat16": 3}
 for _i in range(512):
@@ -164,6 +166,15 @@ for _i, _row in enumerate(DTYPES):
     ROW_KIND[_i] = _KIND_CODES[_row.kind]
     ROW_ITEMSIZE[_i] = _dt.itemsize
     ROW_SIGNED[_i] = _dt.kind == "i"
+    if _dt.kind in "iu":
+        INT_MIN[_i] = np.iinfo(_dt).min
+        INT_MAX[_i] = min(int(np.iinfo(_dt).max), 2**63 - 1)
+
+# Below this many elements the kernel runs in less time than releasing and
+# re-taking the GIL costs (about 50 ns), so it keeps it; NumPy does the same
+# (NPY_BEGIN_THREADS_THRESHOLDED, 500 elements).
+cdef enum:
+    GIL_RELEASE_THRESHOLD = 4096
 
 # Python ints beyond 2**53 do not convert to a double exactly; NumPy's own
 # conversion of them is left to NumPy.
@@ -202,21 +213,30 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     if kind == 0:
         if tv is not int:
             return False
-        if not (INT_MIN_PY[row] <= v <= INT_MAX_PY[row]):
+        ll = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if overflow:
+            if overflow < 0 or ROW_SIGNED[row] or ROW_ITEMSIZE[row] != 8:
+                return False
+            ull = PyLong_AsUnsignedLongLong(v)      # 2**63 <= v < 2**64 for uint64
+            if ull == <unsigned long long>-1 and PyErr_Occurred():
+                PyErr_Clear()
+                return False
+            _store_uint(row, ull, buf)
+            return True
+        if not (INT_MIN[row] <= ll <= INT_MAX[row]):
             return False
         if ROW_SIGNED[row]:
-            ll = v
             _store_int(row, ll, buf)
         else:
-            ull = v
-            _store_uint(row, ull, buf)
+            _store_uint(row, <unsigned long long>ll, buf)
         return True
     if tv is float:
-        d = <double>v
+        d = PyFloat_AS_DOUBLE(v)
     elif tv is int:
-        if not (-EXACT_INT_LIMIT <= v <= EXACT_INT_LIMIT):
+        ll = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if overflow or not (-EXACT_INT_LIMIT <= ll <= EXACT_INT_LIMIT):
             return False
-        d = <double>v
+        d = <double>ll
     else:
         return False
     if kind == 1:
@@ -355,8 +375,11 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     steps[2] = 0
     steps[3] = s_out
     loop = LOOPS[row]
-    with nogil:
+    if n < GIL_RELEASE_THRESHOLD:
         loop(args, &n, steps, NULL)
+    else:
+        with nogil:
+            loop(args, &n, steps, NULL)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return res
