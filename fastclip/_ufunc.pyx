@@ -17,6 +17,7 @@ cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.string cimport memcpy
+from cpython.ref cimport Py_INCREF
 from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
@@ -39,6 +40,11 @@ cdef extern from "ufunc_helpers.h":
 cdef extern from "numpy/arrayobject.h":
     object PyArray_NewLikeArray(ndarray prototype, cnp.NPY_ORDER order,
                                 void *descr, int subok)
+    # steals a reference to descr
+    object PyArray_NewFromDescr(void *subtype, cnp.dtype descr, int nd,
+                                npy_intp *dims, npy_intp *strides, void *data,
+                                int flags, void *obj)
+    void *PyArray_Type
 
 ctypedef void (*loop_t)(char **args, const npy_intp *dimensions,
                         const npy_intp *steps, void *data) noexcept nogil
@@ -294,25 +300,87 @@ cdef void _store_uint(int row, unsigned long long v, void *buf) noexcept:
         memcpy(buf, &v, 8)
 
 
-cdef bint _flat_stride(ndarray a, npy_intp *stride):
-    """The element step when `a` can be walked as one run: C- or F-contiguous,
-    or 1-D with any stride."""
-    if cnp.PyArray_NDIM(a) == 1:
-        stride[0] = cnp.PyArray_STRIDE(a, 0)
-        return True
-    if cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a):
-        stride[0] = cnp.PyArray_ITEMSIZE(a)
-        return True
-    return False
+cdef struct Walk:
+    # an array seen as `rows` runs of `n` elements: the kernel runs once a row
+    npy_intp rows, n, row_step, step
 
 
-cdef bint _extents_overlap(char *p, npy_intp n, npy_intp step, int size,
-                           char *q, npy_intp m, npy_intp qstep) noexcept:
-    cdef char *p_lo = p + (step * (n - 1) if step < 0 else 0)
-    cdef char *p_hi = p + (step * (n - 1) if step > 0 else 0) + size
-    cdef char *q_lo = q + (qstep * (m - 1) if qstep < 0 else 0)
-    cdef char *q_hi = q + (qstep * (m - 1) if qstep > 0 else 0) + size
-    return p_lo < q_hi and q_lo < p_hi
+cdef inline void _one_run(Walk *w, npy_intp n, npy_intp step) noexcept:
+    w.rows = 1
+    w.n = n
+    w.row_step = 0
+    w.step = step
+
+
+cdef inline void _rows(Walk *w, ndarray x, int inner) noexcept:
+    w.rows = cnp.PyArray_DIM(x, 1 - inner)
+    w.n = cnp.PyArray_DIM(x, inner)
+    w.row_step = cnp.PyArray_STRIDE(x, 1 - inner)
+    w.step = cnp.PyArray_STRIDE(x, inner)
+
+
+cdef bint _walk(ndarray a, ndarray res, Walk *wa, Walk *wr) noexcept:
+    """How to walk a and res (same shape) together: one run when both are
+    contiguous in the same order (or at most 1-D); for 2-D, rows along the
+    axis with the larger stride in res, so the writes run through memory.
+    Anything else is left to the ufunc's iterator."""
+    cdef int nd = cnp.PyArray_NDIM(a)
+    cdef int inner
+    cdef npy_intp n = cnp.PyArray_SIZE(a), size = cnp.PyArray_ITEMSIZE(a)
+    if nd == 0:
+        _one_run(wa, 1, size)
+        _one_run(wr, 1, size)
+        return True
+    if nd == 1:
+        _one_run(wa, n, cnp.PyArray_STRIDE(a, 0))
+        _one_run(wr, n, cnp.PyArray_STRIDE(res, 0))
+        return True
+    if ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res))):
+        _one_run(wa, n, size)
+        _one_run(wr, n, size)
+        return True
+    if nd != 2:
+        return False
+    inner = 1 if abs(cnp.PyArray_STRIDE(res, 1)) <= abs(cnp.PyArray_STRIDE(res, 0)) else 0
+    _rows(wa, a, inner)
+    _rows(wr, res, inner)
+    return True
+
+
+cdef void _extent(ndarray a, char **first, char **last) noexcept:
+    """The lowest byte a's elements occupy, and one past the highest."""
+    cdef int k
+    cdef npy_intp span
+    first[0] = <char *>cnp.PyArray_DATA(a)
+    last[0] = first[0] + cnp.PyArray_ITEMSIZE(a)
+    for k in range(cnp.PyArray_NDIM(a)):
+        span = (cnp.PyArray_DIM(a, k) - 1) * cnp.PyArray_STRIDE(a, k)
+        if span < 0:
+            first[0] += span
+        else:
+            last[0] += span
+
+
+cdef bint _partly_overlap(ndarray a, ndarray out) noexcept:
+    """True when out shares memory with a other than element for element (in
+    place: same data, same strides). Conservative: compares extents."""
+    cdef char *a_first
+    cdef char *a_last
+    cdef char *o_first
+    cdef char *o_last
+    cdef int k
+    if cnp.PyArray_SIZE(a) == 0:
+        return False
+    if cnp.PyArray_DATA(a) == cnp.PyArray_DATA(out):
+        for k in range(cnp.PyArray_NDIM(a)):
+            if (cnp.PyArray_DIM(a, k) > 1 and
+                    cnp.PyArray_STRIDE(a, k) != cnp.PyArray_STRIDE(out, k)):
+                return True
+        return False
+    _extent(a, &a_first, &a_last)
+    _extent(out, &o_first, &o_last)
+    return a_first < o_last and o_first < a_last
 
 
 cdef object _fast(ndarray a, object a_min, object a_max, object out):
@@ -322,27 +390,33 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     cdef cnp.dtype out_descr
     cdef int typenum = descr.type_num
     cdef int row
-    cdef npy_intp n, s_in, s_out
+    cdef npy_intp r, n
     cdef npy_intp steps[4]
     cdef char *args[4]
+    cdef char *pa
+    cdef char *pr
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef ndarray res
+    cdef Walk wa, wr
     cdef loop_t loop
     if typenum < 0 or typenum >= 512:
         return NotImplemented
     row = ROW_BY_TYPENUM[typenum]
     if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
         return NotImplemented
-    if not _flat_stride(a, &s_in):
-        return NotImplemented
     if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
         return NotImplemented
-    n = cnp.PyArray_SIZE(a)
     if out is None:
-        res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
-        s_out = cnp.PyArray_ITEMSIZE(a)
-        if cnp.PyArray_NDIM(a) == 1:
-            s_out = cnp.PyArray_STRIDE(res, 0)
+        if cnp.PyArray_NDIM(a) > 2 and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or
+                                            cnp.PyArray_IS_F_CONTIGUOUS(a)):
+            return NotImplemented
+        if cnp.PyArray_IS_C_CONTIGUOUS(a):
+            # the common case, without NewLikeArray's stride sorting
+            Py_INCREF(descr)
+            res = PyArray_NewFromDescr(&PyArray_Type, descr, cnp.PyArray_NDIM(a),
+                                       cnp.PyArray_DIMS(a), NULL, NULL, 0, NULL)
+        else:
+            res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
     else:
         if type(out) is not ndarray:
             return NotImplemented
@@ -353,33 +427,35 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
         if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
                 or not cnp.PyArray_SAMESHAPE(a, res)):
             return NotImplemented
-        if cnp.PyArray_NDIM(a) == 1:
-            s_out = cnp.PyArray_STRIDE(res, 0)
-        elif n <= 1 or (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or (
-                cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res)):
-            s_out = cnp.PyArray_ITEMSIZE(a)
-        else:
-            return NotImplemented
         # In place is fine (each element is read before it is written); any
         # other overlap needs NumPy's buffering.
-        if n > 0 and not (cnp.PyArray_DATA(res) == cnp.PyArray_DATA(a) and s_out == s_in):
-            if _extents_overlap(<char *>cnp.PyArray_DATA(a), n, s_in, descr.itemsize,
-                                <char *>cnp.PyArray_DATA(res), n, s_out):
-                return NotImplemented
-    args[0] = <char *>cnp.PyArray_DATA(a)
+        if _partly_overlap(a, res):
+            return NotImplemented
+    # walk both in the output's order, so each run is contiguous in memory
+    # at least on the side that is written
+    if not _walk(a, res, &wa, &wr):
+        return NotImplemented
     args[1] = <char *>&lo_buf
     args[2] = <char *>&hi_buf
-    args[3] = <char *>cnp.PyArray_DATA(res)
-    steps[0] = s_in
+    steps[0] = wa.step
     steps[1] = 0
     steps[2] = 0
-    steps[3] = s_out
+    steps[3] = wr.step
+    n = wa.n
+    pa = <char *>cnp.PyArray_DATA(a)
+    pr = <char *>cnp.PyArray_DATA(res)
     loop = LOOPS[row]
-    if n < GIL_RELEASE_THRESHOLD:
-        loop(args, &n, steps, NULL)
+    if wa.n * wa.rows < GIL_RELEASE_THRESHOLD:
+        for r in range(wa.rows):
+            args[0] = pa + r * wa.row_step
+            args[3] = pr + r * wr.row_step
+            loop(args, &n, steps, NULL)
     else:
         with nogil:
-            loop(args, &n, steps, NULL)
+            for r in range(wa.rows):
+                args[0] = pa + r * wa.row_step
+                args[3] = pr + r * wr.row_step
+                loop(args, &n, steps, NULL)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return res
