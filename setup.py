@@ -29,6 +29,11 @@ X86_TARGETS = {
 IS_X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 TARGETS = X86_TARGETS if IS_X86_64 else {"baseline": []}
 
+# Large calls are split across threads with OpenMP (csrc/parallel.h);
+# FASTCLIP_NO_OPENMP=1 builds without it (one thread), e.g. for a compiler
+# that lacks it.
+OPENMP = [] if os.environ.get("FASTCLIP_NO_OPENMP") else ["-fopenmp"]
+
 COMMON = dict(
     include_dirs=[np.get_include(), os.path.join(HERE, "csrc")],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
@@ -54,7 +59,8 @@ def extensions():
         pyx = os.path.join("fastclip", f"_kernels_{target}.pyx")
         render(template, target, pyx)
         kw = dict(COMMON)
-        kw["extra_compile_args"] = COMMON["extra_compile_args"] + flags
+        kw["extra_compile_args"] = COMMON["extra_compile_args"] + flags + OPENMP
+        kw["extra_link_args"] = OPENMP
         exts.append(Extension(f"fastclip._kernels_{target}", [pyx], **kw))
     exts.append(Extension("fastclip._ufunc", [os.path.join("fastclip", "_ufunc.pyx")],
                           **COMMON))

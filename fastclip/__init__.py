@@ -1,13 +1,19 @@
 """fastclip: numpy.clip, C-accelerated, for every numeric dtype and bfloat16.
 
 Public names: ``clip`` (numpy.clip's signature and results), ``clip_ufunc``
-(the same kernels as a numpy.ufunc), ``show_config`` and ``__version__``.
+(the same kernels as a numpy.ufunc), ``set_num_threads``/``get_num_threads``,
+``show_config`` and ``__version__``.
 """
 
 __version__ = "0.1.0"
 
 from fastclip._ufunc import clip, clip_ufunc  # noqa: E402
 from fastclip._config import show_config  # noqa: E402
+from fastclip._threads import get_num_threads, set_num_threads  # noqa: E402
+from fastclip import _threads  # noqa: E402
 from fastclip import ufunc as _ufunc_module  # noqa: E402,F401  (pickling)
 
-__all__ = ["clip", "clip_ufunc", "show_config", "__version__"]
+_threads._init()
+
+__all__ = ["clip", "clip_ufunc", "show_config", "set_num_threads", "get_num_threads",
+           "__version__"]

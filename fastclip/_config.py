@@ -8,7 +8,7 @@ import numpy as np
 
 def config():
     """The facts show_config prints, as a dict (also used by the benchmark)."""
-    from fastclip import __version__, _ufunc
+    from fastclip import __version__, _threads, _ufunc
 
     return {
         "fastclip": __version__,
@@ -18,7 +18,10 @@ def config():
         "simd_compiled": list(_ufunc.COMPILED_TARGETS),
         "simd_cpu_supports": list(_ufunc.TARGETS[: _ufunc.CPU_LEVEL + 1]),
         "simd_env": os.environ.get("FASTCLIP_SIMD") or None,
-        "threads": 1,
+        "threads": _threads.get_num_threads(),
+        "threads_effective": _threads.effective_threads(),
+        "openmp": _ufunc._kernels.HAVE_OPENMP,
+        "parallel_min_bytes": _threads.PARALLEL_MIN_BYTES,
     }
 
 
@@ -32,11 +35,13 @@ def show_config():
     >>> fastclip.show_config()  # doctest: +SKIP
     fastclip 0.1.0, numpy 2.4.6, python 3.11.7
     SIMD target: avx512 (compiled: baseline, avx2, avx512; ...)
-    threads: 1
+    threads: 2 (effective now 2; OpenMP yes; ...)
     """
     c = config()
     print(f"fastclip {c['fastclip']}, numpy {c['numpy']}, python {c['python']}")
     print(f"SIMD target: {c['simd_target']} (compiled: {', '.join(c['simd_compiled'])}; "
           f"CPU supports: {', '.join(c['simd_cpu_supports'])}; "
           f"FASTCLIP_SIMD={c['simd_env'] or 'unset'})")
-    print(f"threads: {c['threads']}")
+    print(f"threads: {c['threads']} (effective now {c['threads_effective']}; OpenMP "
+          f"{'yes' if c['openmp'] else 'no'}; calls from the main thread moving at least "
+          f"{c['parallel_min_bytes'] >> 20} MiB are split)")

@@ -1,0 +1,54 @@
+"""The benchmark runs and reports what it says (its speed figures are not tested)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fastclip import bench
+from fastclip._dtypes import DTYPES
+
+
+def test_cases_come_from_the_table_and_compute_the_same_thing():
+    rng = np.random.default_rng(0)
+    for row in DTYPES:
+        for layout in bench.LAYOUTS_FULL:
+            case = bench.make_case(row, 1000, layout, rng)
+            assert {"fastclip", "np.clip", "np.copyto"} <= set(case)
+            a, b = case["fastclip"](), case["np.clip"]()
+            if row.kind != "bfloat16":    # np.clip returns float32 for bfloat16
+                assert a.dtype == b.dtype and np.array_equal(a, b), (row.name, layout)
+
+
+def test_quick_run_prints_the_table_and_json(tmp_path):
+    out = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--quick", "--sizes", "16",
+                        "--dtypes", "float32,bfloat16", "--repeats", "2", "--no-torch",
+                        "--json", str(out)], capture_output=True, text=True, check=True)
+    lines = r.stdout.splitlines()
+    assert "SIMD" in lines[0] and "numpy" in lines[0]
+    assert sum(line.startswith(("float32", "bfloat16")) for line in lines) == 4
+    report = json.loads(out.read_text())
+    assert len(report["results"]) == 4
+    assert all(set(x["seconds"]) >= {"fastclip", "np.clip", "np.copyto"} for x in report["results"])
+    assert "[1/4]" in r.stderr
+
+
+def test_asv_suite_is_generated_from_the_same_cases():
+    sys.path.insert(0, "bench")
+    try:
+        from benchmarks.bench_clip import Clip
+    finally:
+        sys.path.pop(0)
+    assert Clip.params[0] == [row.name for row in DTYPES]
+    suite = Clip()
+    suite.setup("half", 16, "strided", "fastclip")
+    suite.time_clip("half", 16, "strided", "fastclip")
+
+
+def test_plot_without_matplotlib_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(SystemExit, match="pip install matplotlib"):
+        bench.plot({"results": [], "system": ""}, "x.png")

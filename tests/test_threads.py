@@ -1,0 +1,134 @@
+"""Threads: results are the same whatever the thread count, the GIL is
+released, and the rule that stops threads from multiplying holds."""
+
+import os
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import fastclip
+from fastclip import _threads, _ufunc
+from fastclip._dtypes import DTYPES, numpy_dtype
+from tests.reference import assert_same, reference_clip
+from tests.test_layouts import values
+
+KERNELS = _ufunc._kernels
+MAIN = threading.main_thread().ident
+
+
+@pytest.fixture
+def split_everything():
+    """Two threads, and every call split however small (chunk edges)."""
+    KERNELS.configure_threads(2, 0, MAIN)
+    yield
+    _threads._apply()
+
+
+@pytest.mark.skipif(not KERNELS.HAVE_OPENMP, reason="built without OpenMP")
+@pytest.mark.parametrize("dtype", [numpy_dtype(r) for r in DTYPES], ids=str)
+def test_split_calls_give_the_same_bits(split_everything, dtype):
+    rng = np.random.default_rng(3)
+    lo, hi = (0, 100) if dtype.kind == "u" else ((-1, 100) if dtype.kind == "i" else (-1.0, 100.0))
+    for n in (1, 63, 64, 65, 1000, 4099):
+        for step in (1, 2, -3):
+            a = values(dtype, n * abs(step), rng)[::step]
+            expected = reference_clip(a, lo, hi)
+            assert_same(fastclip.clip(a, lo, hi), expected)
+            out = np.empty(a.shape, dtype)
+            assert_same(fastclip.clip(a, lo, hi, out=out), expected)
+            b = a.copy()
+            fastclip.clip(b, lo, hi, out=b)
+            assert_same(b, expected)
+            # per-element bounds through the ufunc, split too
+            lo_a, hi_s = np.full(n, lo, dtype), np.array(hi, dtype)[()]
+            assert_same(fastclip.clip_ufunc(a, lo_a, hi_s), reference_clip(a, lo_a, hi_s))
+
+
+def test_large_array_default_threads_matches_numpy():
+    a = np.random.default_rng(0).normal(size=3_000_000).astype(np.float32)   # 12 MB
+    assert a.nbytes >= _threads.PARALLEL_MIN_BYTES
+    assert_same(fastclip.clip(a, -1, 1), np.clip(a, -1, 1))
+    b = a[::2]
+    assert_same(fastclip.clip(b, -1, 1), np.clip(b, -1, 1))
+    fastclip.clip(a, -1, 1, out=a)
+    assert_same(a, np.clip(a, -1, 1))
+
+
+def test_eight_python_threads_at_once():
+    rng = np.random.default_rng(1)
+    arrays = [rng.normal(size=400_000 + 1000 * i).astype(np.float64 if i % 2 else np.float32)
+              for i in range(8)]
+    expected = [np.clip(a, -0.5, 0.5) for a in arrays]
+    barrier = threading.Barrier(8)
+
+    def work(i):
+        barrier.wait()
+        results = [fastclip.clip(arrays[i], -0.5, 0.5) for _ in range(20)]
+        return all(np.array_equal(r, expected[i]) for r in results)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(work, range(8)))
+
+
+def test_only_the_main_thread_splits():
+    KERNELS.configure_threads(2, 1 << 20, MAIN)
+    try:
+        if KERNELS.HAVE_OPENMP:
+            assert KERNELS.threads_for_bytes(1 << 20) == KERNELS.effective_threads() == 2
+        assert KERNELS.threads_for_bytes((1 << 20) - 1) == 1
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(KERNELS.threads_for_bytes(1 << 30)))
+        t.start()
+        t.join()
+        assert seen == [1]
+    finally:
+        _threads._apply()
+
+
+def test_set_and_get_num_threads():
+    before = fastclip.get_num_threads()
+    try:
+        fastclip.set_num_threads(1)
+        assert fastclip.get_num_threads() == 1
+        assert KERNELS.threads_for_bytes(1 << 30) == 1
+        for bad in (0, -1, 1.5, "2", True):
+            with pytest.raises(ValueError, match="positive integer"):
+                fastclip.set_num_threads(bad)
+    finally:
+        fastclip.set_num_threads(before)
+
+
+def run_python(code, env=None, preexec=None):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, preexec_fn=preexec)
+
+
+def test_default_is_the_affinity_mask_and_env_overrides():
+    code = "import fastclip; print(fastclip.get_num_threads())"
+    env = {k: v for k, v in os.environ.items() if k != "FASTCLIP_NUM_THREADS"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+    assert r.stdout.strip() == "1", r.stderr
+    r = run_python(code, {"FASTCLIP_NUM_THREADS": "3"})
+    assert r.stdout.strip() == "3", r.stderr
+    r = run_python(code, {"FASTCLIP_NUM_THREADS": "lots"})
+    assert r.returncode != 0 and "FASTCLIP_NUM_THREADS='lots'" in r.stderr
+
+
+@pytest.mark.skipif(not KERNELS.HAVE_OPENMP, reason="built without OpenMP")
+def test_threadpoolctl_sees_and_limits_it():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    fastclip.set_num_threads(2)
+    try:
+        libs = threadpoolctl.threadpool_info()
+        assert any(lib["user_api"] == "openmp" for lib in libs)
+        with threadpoolctl.threadpool_limits(limits=1, user_api="openmp"):
+            assert KERNELS.effective_threads() == 1
+            assert KERNELS.threads_for_bytes(1 << 30) == 1
+        assert KERNELS.effective_threads() == 2
+    finally:
+        _threads._apply()
