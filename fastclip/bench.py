@@ -124,6 +124,103 @@ def time_interleaved(funcs, repeats, min_seconds):
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
+SCALE_DTYPES = ("float32", "float64", "ubyte", "bfloat16")
+SCALE_N = 2**24
+
+
+def _with_threads(n, f):
+    def run():
+        fastclip.set_num_threads(n)
+        return f()
+    return run
+
+
+def threads_section(torch, repeats, progress=None):
+    """2**24 elements: fastclip on one thread and on all, np.clip, np.copyto
+    and torch.clamp with its default threads, out= and in place."""
+    from fastclip import _threads
+    rows = []
+    all_threads = _threads._available_cpus()
+    rng = np.random.default_rng(1)
+    before = fastclip.get_num_threads()
+    try:
+        for name in SCALE_DTYPES:
+            row = next(r for r in DTYPES if r.name == name or numpy_dtype(r).name == name)
+            for layout in ("out", "inplace"):
+                if progress is not None:
+                    print(f"[threads] {name} {layout}", file=progress, flush=True)
+                case = make_case(row, SCALE_N, layout, rng, torch)
+                funcs = {"fastclip 1 thread": _with_threads(1, case["fastclip"]),
+                         f"fastclip {all_threads} threads": _with_threads(all_threads, case["fastclip"]),
+                         "np.clip": case["np.clip"], "np.copyto": case["np.copyto"]}
+                if "torch.clamp" in case:
+                    funcs["torch.clamp"] = case["torch.clamp"]
+                rows.append({"dtype": numpy_dtype(row).name, "n": SCALE_N, "layout": layout,
+                             "threads": all_threads,
+                             "seconds": time_interleaved(funcs, repeats, 0.02)})
+    finally:
+        fastclip.set_num_threads(before)
+    return rows
+
+
+def concurrency_row(repeats, calls=100, n=2**18):
+    """Two Python threads, each clipping its own arrays, against the same
+    calls one after the other (fastclip releases the GIL). 1 MiB arrays: big
+    enough that handing the GIL over (a thread wake-up, slow on a VM) is
+    small next to a call, small enough to stay out of the memory bus's way."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(2)
+    arrays = [rng.normal(size=n).astype(np.float32) for _ in range(2)]
+    outs = [np.empty_like(a) for a in arrays]
+
+    def work(i):
+        for _ in range(calls):
+            fastclip.clip(arrays[i], -0.5, 0.5, out=outs[i])
+
+    def sequential():
+        work(0)
+        work(1)
+
+    pool = ThreadPoolExecutor(2)     # started once: the row times the calls, not thread starts
+
+    def two_threads():
+        list(pool.map(work, range(2)))
+
+    before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)       # one core per call: the threads are the parallelism
+    try:
+        t = time_interleaved({"sequential": sequential, "2 threads": two_threads}, repeats, 0.05)
+    finally:
+        fastclip.set_num_threads(before)
+        pool.shutdown()
+    return {"what": f"2 x {calls} calls, float32 n={n} each, out=", "seconds": t}
+
+
+def dask_row(repeats):
+    """A chunked array on a LocalCluster of 2 worker processes: fastclip.clip
+    against dask.array.clip (np.clip per chunk), each computed to a sum so
+    only 8 bytes per chunk come back."""
+    try:
+        import dask.array as da
+        import distributed
+    except ImportError:
+        return None
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    try:
+        x = da.random.default_rng(0).normal(size=2**26, chunks=2**22).astype(np.float32)
+        x = client.persist(x)
+        distributed.wait(x)
+        fc = lambda: client.compute(fastclip.clip(x, -0.5, 0.5).sum()).result()  # noqa: E731
+        dc = lambda: client.compute(da.clip(x, -0.5, 0.5).sum()).result()  # noqa: E731
+        t = time_interleaved({"fastclip.clip": fc, "dask.array.clip": dc}, repeats, 0.2)
+    finally:
+        client.close()
+        cluster.close()
+    return {"what": "float32 2**26 in 16 chunks, 2 worker processes, .sum()", "seconds": t}
+
+
 def system_line(torch):
     c = config()
     cpu = platform.processor() or platform.machine()
@@ -146,7 +243,7 @@ def _fmt_time(s):
 
 
 def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_torch=True,
-        progress=sys.stderr):
+        progress=sys.stderr, scale=True):
     try:
         import torch  # noqa: F401
         torch = torch if use_torch else None
@@ -166,8 +263,18 @@ def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_to
         times = time_interleaved(make_case(row, n, layout, rng, torch), repeats, min_seconds)
         results.append({"dtype": numpy_dtype(row).name, "row": row.name, "char": row.char,
                         "n": n, "layout": layout, "seconds": times})
-    return {"system": system_line(torch), "config": config(), "repeats": repeats,
-            "results": results}
+    report = {"system": system_line(torch), "config": config(), "repeats": repeats,
+              "results": results}
+    if scale:
+        report["threads"] = threads_section(torch, repeats, progress)
+        if progress is not None:
+            print("[concurrency]", file=progress, flush=True)
+        report["concurrency"] = concurrency_row(repeats)
+        if not quick:
+            if progress is not None:
+                print("[dask]", file=progress, flush=True)
+            report["dask"] = dask_row(max(3, repeats // 2))
+    return report
 
 
 def format_table(report):
@@ -186,6 +293,36 @@ def format_table(report):
     lines.append("speedup = np.clip time / fastclip time; vs copyto = fastclip time / np.copyto "
                  "time of the same array (1.0 = a memory copy's speed); vs torch = torch.clamp "
                  "time / fastclip time. Medians of repeats, interleaved.")
+    if report.get("threads"):
+        lines += ["", f"Threads, n = 2**24 (all = {report['threads'][0]['threads']}; torch.clamp "
+                  "with its default threads)",
+                  f"{'dtype':<10} {'layout':<8} {'1 thread':>10} {'all':>10} {'np.clip':>10} "
+                  f"{'torch':>10} {'all/torch':>9} {'all/np':>7} {'1t vs copyto':>12}"]
+        for r in report["threads"]:
+            t = r["seconds"]
+            one = t["fastclip 1 thread"]
+            allt = t[f"fastclip {r['threads']} threads"]
+            th = t.get("torch.clamp")
+            lines.append(
+                f"{r['dtype']:<10} {r['layout']:<8} {_fmt_time(one):>10} {_fmt_time(allt):>10} "
+                f"{_fmt_time(t['np.clip']):>10} {(_fmt_time(th) if th else '-'):>10} "
+                f"{(f'{th / allt:.2f}x' if th else '-'):>9} {t['np.clip'] / allt:>6.2f}x "
+                f"{one / t['np.copyto']:>11.2f}x")
+        lines.append("all/torch = torch.clamp time / fastclip (all threads) time; all/np = np.clip "
+                     "time / fastclip (all threads) time; 1t vs copyto = fastclip (1 thread) time / "
+                     "np.copyto time.")
+    if report.get("concurrency"):
+        c = report["concurrency"]
+        t = c["seconds"]
+        lines += ["", f"Concurrency ({c['what']}): sequential {_fmt_time(t['sequential'])}, "
+                  f"2 Python threads {_fmt_time(t['2 threads'])} "
+                  f"({t['sequential'] / t['2 threads']:.2f}x)"]
+    if report.get("dask"):
+        d = report["dask"]
+        t = d["seconds"]
+        lines += ["", f"Dask ({d['what']}): fastclip.clip {_fmt_time(t['fastclip.clip'])}, "
+                  f"dask.array.clip {_fmt_time(t['dask.array.clip'])} "
+                  f"({t['dask.array.clip'] / t['fastclip.clip']:.2f}x)"]
     return "\n".join(lines)
 
 
@@ -225,6 +362,8 @@ def main(argv=None):
     p.add_argument("--layouts", help="comma-separated: " + ",".join(LAYOUTS_FULL))
     p.add_argument("--repeats", type=int, help="samples per contender (median is reported)")
     p.add_argument("--no-torch", action="store_true", help="leave torch.clamp out")
+    p.add_argument("--no-scale", action="store_true",
+                   help="leave out the threads, concurrency and Dask sections")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="also plot the speedups (needs matplotlib)")
     args = p.parse_args(argv)
@@ -234,7 +373,8 @@ def main(argv=None):
     report = run(quick=args.quick,
                  dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
                  sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
-                 layouts=layouts, repeats=args.repeats, use_torch=not args.no_torch)
+                 layouts=layouts, repeats=args.repeats, use_torch=not args.no_torch,
+                 scale=not args.no_scale)
     print(format_table(report))
     if args.json:
         with open(args.json, "w") as f:

@@ -132,3 +132,26 @@ def test_threadpoolctl_sees_and_limits_it():
         assert KERNELS.effective_threads() == 2
     finally:
         _threads._apply()
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64", "bfloat16"])
+def test_results_larger_than_the_caches_are_streamed_correctly(dtype):
+    """Out-of-place results of 16 MiB and more go out with streaming stores
+    (csrc/stream.h): a head up to a 64-byte boundary, whole blocks, a tail."""
+    from tests.reference import BFLOAT16
+    dt = BFLOAT16 if dtype == "bfloat16" else np.dtype(dtype)
+    n = (16 << 20) // dt.itemsize + 1000 + 3
+    rng = np.random.default_rng(5)
+    a = (rng.integers(0, 256, n) if dt.kind == "u" else rng.normal(size=n)).astype(dt)
+    lo, hi = (10, 200) if dt.kind == "u" else (-0.5, 0.5)
+    expected = reference_clip(a, lo, hi)
+    before = fastclip.get_num_threads()
+    try:
+        for threads in (1, 2):
+            fastclip.set_num_threads(threads)
+            for offset in (0, 1, 7):        # output starting off a 64-byte line
+                out = np.zeros(n + 8, dt)[offset: offset + n]
+                assert fastclip.clip(a, lo, hi, out=out) is out
+                assert_same(out, expected)
+    finally:
+        fastclip.set_num_threads(before)

@@ -1,0 +1,56 @@
+/* Streaming (non-temporal) stores for large out-of-place results.
+ *
+ * An ordinary store first reads the destination line into the cache (read for
+ * ownership), so a large out-of-place clip moves 3 bytes for every 2 it needs:
+ * read x, read out, write out. Streaming stores skip that read. Measured on
+ * this project's 2-core VM, float32 n=2**24 out=: np.clip 4.3 ms with plain
+ * stores; copying the clipped blocks out with streaming stores removes a third
+ * of the traffic (1 thread: 4.7 ms -> 3.1 ms). Used only for a loop call
+ * whose result is at least FC_STREAM_MIN_BYTES, half the L3 of the machines
+ * seen so far: smaller results stay in L3, where plain stores are faster
+ * (uint8 n=2**24 split over 2 threads: 0.53 ms plain, 0.63 ms streamed).
+ *
+ * fc_stream_copy: dst aligned to 64 bytes, nbytes a multiple of 64.
+ */
+#ifndef FASTCLIP_STREAM_H
+#define FASTCLIP_STREAM_H
+
+#include <string.h>
+#include <numpy/npy_common.h>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#define FC_HAVE_STREAM 1
+#else
+#define FC_HAVE_STREAM 0
+#endif
+
+#define FC_STREAM_MIN_BYTES (16 << 20)
+
+static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
+{
+#if defined(__AVX512F__)
+    for (npy_intp i = 0; i < nbytes; i += 64) {
+        _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
+    }
+#elif defined(__AVX__)
+    for (npy_intp i = 0; i < nbytes; i += 32) {
+        _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
+    }
+#elif defined(__SSE2__)
+    for (npy_intp i = 0; i < nbytes; i += 16) {
+        _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
+    }
+#else
+    memcpy(dst, src, (size_t)nbytes);
+#endif
+}
+
+static inline void fc_stream_fence(void)
+{
+#if FC_HAVE_STREAM
+    _mm_sfence();   /* streaming stores are weakly ordered */
+#endif
+}
+
+#endif
