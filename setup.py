@@ -62,8 +62,10 @@ def extensions():
         kw["extra_compile_args"] = COMMON["extra_compile_args"] + flags + OPENMP
         kw["extra_link_args"] = OPENMP
         exts.append(Extension(f"fastclip._kernels_{target}", [pyx], **kw))
-    exts.append(Extension("fastclip._ufunc", [os.path.join("fastclip", "_ufunc.pyx")],
-                          **COMMON))
+    kw = dict(COMMON)
+    kw["extra_compile_args"] = COMMON["extra_compile_args"] + OPENMP
+    kw["extra_link_args"] = OPENMP
+    exts.append(Extension("fastclip._ufunc", [os.path.join("fastclip", "_ufunc.pyx")], **kw))
     return exts
 
 

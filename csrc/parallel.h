@@ -67,4 +67,24 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
     }
 }
 
+/* A 2-D walk (fastclip._ufunc's fast path): `rows` calls of the loop, one per
+ * row, shared among the threads in contiguous bands of rows. */
+static void fc_run_rows(fc_loop_t loop, char *a, char *out, const char *bounds_lo,
+                        const char *bounds_hi, npy_intp rows, npy_intp a_row_step,
+                        npy_intp out_row_step, npy_intp n, const npy_intp *steps,
+                        int nthreads)
+{
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
+#else
+    (void)nthreads;
+#endif
+    for (npy_intp r = 0; r < rows; r++) {
+        char *args[4] = {a + r * a_row_step, (char *)bounds_lo, (char *)bounds_hi,
+                         out + r * out_row_step};
+        npy_intp len = n;
+        loop(args, &len, steps, NULL);
+    }
+}
+
 #endif

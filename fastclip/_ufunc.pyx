@@ -34,6 +34,14 @@ cdef extern from "float16.h":
     unsigned short fc_double_to_half(double d, int *overflow) noexcept nogil
     unsigned short fc_double_to_bfloat16(double d, int *overflow) noexcept nogil
 
+cdef extern from "parallel.h":
+    ctypedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
+                               const npy_intp *steps, void *data) noexcept nogil
+    void fc_run_rows(fc_loop_t loop, char *a, char *out, const char *bounds_lo,
+                     const char *bounds_hi, npy_intp rows, npy_intp a_row_step,
+                     npy_intp out_row_step, npy_intp n, const npy_intp *steps,
+                     int nthreads) noexcept nogil
+
 cdef extern from "ufunc_helpers.h":
     void fc_copy_type_resolver(object dst, object src)
 
@@ -399,6 +407,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     cdef ndarray res
     cdef Walk wa, wr
     cdef loop_t loop
+    cdef int threads
     if typenum < 0 or typenum >= 512:
         return NotImplemented
     row = ROW_BY_TYPENUM[typenum]
@@ -450,12 +459,17 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
             args[0] = pa + r * wa.row_step
             args[3] = pr + r * wr.row_step
             loop(args, &n, steps, NULL)
-    else:
+    elif wa.rows == 1:
+        args[0] = pa
+        args[3] = pr
         with nogil:
-            for r in range(wa.rows):
-                args[0] = pa + r * wa.row_step
-                args[3] = pr + r * wr.row_step
-                loop(args, &n, steps, NULL)
+            loop(args, &n, steps, NULL)     # the loop splits a large run itself
+    else:
+        # rows are shared among threads by the same rule as one long run
+        threads = _kernels.threads_for_bytes(wa.n * wa.rows * descr.itemsize)
+        with nogil:
+            fc_run_rows(<fc_loop_t>loop, pa, pr, args[1], args[2], wa.rows,
+                        wa.row_step, wr.row_step, n, steps, threads)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return res

@@ -1,36 +1,65 @@
-"""More than 2**31 elements: indices and sizes must not overflow 32 bits."""
+"""More than 2**31 elements, in every kernel family (int, float, float16,
+bfloat16): indices, sizes and the thread split must not overflow 32 bits.
+In place where it saves memory (a float32 array of 2**31 elements is 8 GiB)."""
 
+import gc
+
+import ml_dtypes
 import numpy as np
 import pytest
 
 import fastclip
+from tests.reference import reference_clip
 
-N = 2**31 + 4096 + 3        # past 2**31, not a multiple of any vector width
+N = 2**31 + 4096 + 3        # past 2**31, not a multiple of any vector width or chunk
 
 
-@pytest.fixture(scope="module")
-def big_int8():
+def patterned(dtype, pattern):
+    """N elements repeating `pattern` (256 values), or skip without the memory."""
     try:
-        a = np.empty(N, np.int8)
+        a = np.empty(N, dtype)
     except MemoryError:
-        pytest.skip("not enough memory for a 2 GiB array")
-    pattern = np.arange(256, dtype=np.uint8).view(np.int8)
-    full = (N // 256) * 256
-    a[:full].reshape(-1, 256)[:] = pattern
+        pytest.skip(f"not enough memory for {N * np.dtype(dtype).itemsize >> 30} GiB")
+    full = (N // pattern.size) * pattern.size
+    a[:full].reshape(-1, pattern.size)[:] = pattern
     a[full:] = pattern[: N - full]
-    return a, pattern, full
+    return a, full
 
 
-def test_more_than_2_31_elements(big_int8):
-    a, pattern, full = big_int8
-    r = fastclip.clip(a, -10, 20)
+def check(a, full, expected):
+    """a holds `expected` repeated: every row, the tail, the 2**31 seam."""
+    size = expected.size
+    assert (a[:full].reshape(-1, size) == expected).all()
+    assert (a[full:] == expected[: N - full]).all()
+    seam = np.arange(2**31 - 300, 2**31 + 300)
+    assert (a[seam] == expected[seam % size]).all()
+
+
+def test_int8_new_output_and_in_place():
+    pattern = np.arange(256, dtype=np.uint8).view(np.int8)
+    a, full = patterned(np.int8, pattern)
     expected = np.clip(pattern, -10, 20)
+    r = fastclip.clip(a, -10, 20)
     assert r.shape == (N,) and r.dtype == np.int8
-    assert (r[:full].reshape(-1, 256) == expected).all()
-    assert (r[full:] == expected[: N - full]).all()
-    # the elements past 2**31 in particular, and in place
-    assert (r[2**31 - 256: 2**31 + 256] == np.clip(a[2**31 - 256: 2**31 + 256], -10, 20)).all()
+    check(r, full, expected)
     del r
     fastclip.clip(a, -10, 20, out=a)
-    assert (a[full:] == expected[: N - full]).all()
-    assert (a[:full].reshape(-1, 256) == expected).all()
+    check(a, full, expected)
+    del a
+    gc.collect()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16],
+                         ids=["float32", "float16", "bfloat16"])
+def test_float_families_in_place(dtype):
+    pattern = np.linspace(-4, 4, 256).astype(dtype)
+    pattern[7] = np.nan
+    a, full = patterned(dtype, pattern)
+    expected = reference_clip(pattern, -1.0, 2.0)
+    assert np.isnan(expected[7].astype(np.float32))
+    fastclip.clip(a, -1.0, 2.0, out=a)
+    view = np.dtype(dtype).itemsize
+    bits = {2: np.uint16, 4: np.uint32}[view]
+    check(a.view(bits), full, expected.view(bits))
+    del a
+    gc.collect()

@@ -1,0 +1,140 @@
+"""Differential fuzzing of fastclip.clip and fastclip.clip_ufunc against np.clip.
+
+atheris (coverage-guided, libFuzzer) decodes each input into a call: dtype,
+shape, layout (strides, negative steps, transposes, unaligned, byte-swapped,
+read-only, broadcast), bounds of every kind, the form of out, ufunc keywords.
+Both sides get fresh inputs built from the same recipe; a result that differs
+bit for bit, a different exception type or different warnings is a crash.
+
+    python fuzz/fuzz_clip.py -max_total_time=60          # or fuzz/run SECONDS
+"""
+
+import os
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    import numpy as np
+    import fastclip
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tests.arrays import ALL_DTYPES, KERNEL_DTYPES, ArraySpec, build  # noqa: E402
+from tests.reference import assert_same, is_bfloat16, outcome, reference_clip  # noqa: E402
+
+LAYOUTS = ["C", "F", "T", "strided", "unaligned", "broadcast"]
+SPECIAL_PY = [0, 1, -1, 255, 256, -129, 2**31, 2**63, 2**64, -2**70, 0.5, -0.0, 1e39,
+              float("inf"), float("-inf"), float("nan"), True, False, None]
+
+
+def array_spec(fdp, dtype=None, max_dims=4):
+    dtype = dtype if dtype is not None else ALL_DTYPES[fdp.ConsumeIntInRange(0, len(ALL_DTYPES) - 1)]
+    nd = fdp.ConsumeIntInRange(0, max_dims)
+    shape = tuple(fdp.ConsumeIntInRange(0, 6) for _ in range(nd))
+    n = int(np.prod(shape, dtype=np.int64))
+    raw = fdp.ConsumeBytes(n * dtype.itemsize) if not dtype.hasobject else b""
+    raw = raw.ljust(n * dtype.itemsize, b"\0")
+    return ArraySpec(dtype, shape, raw, LAYOUTS[fdp.ConsumeIntInRange(0, len(LAYOUTS) - 1)],
+                     tuple(fdp.PickValueInList([1, 2, 3, -1, -2]) for _ in shape),
+                     swapped=fdp.ConsumeIntInRange(0, 3) == 0,
+                     readonly=fdp.ConsumeIntInRange(0, 5) == 0)
+
+
+def bound_recipe(fdp, a_spec):
+    kind = fdp.ConsumeIntInRange(0, 5)
+    if kind == 0:
+        return ("py", fdp.PickValueInList(SPECIAL_PY))
+    if kind == 1:
+        return ("py", fdp.ConsumeRegularFloat() if fdp.ConsumeBool() else fdp.ConsumeInt(9))
+    dtype = fdp.PickValueInList(KERNEL_DTYPES + [a_spec.dtype] * 3)
+    if kind in (2, 3):
+        return ("npscalar" if kind == 2 else "0d", array_spec(fdp, dtype, max_dims=0))
+    spec = array_spec(fdp, dtype, max_dims=0)
+    nd = fdp.ConsumeIntInRange(0, len(a_spec.shape))
+    shape = tuple(1 if fdp.ConsumeIntInRange(0, 3) == 0 else s
+                  for s in a_spec.shape[len(a_spec.shape) - nd:])
+    n = int(np.prod(shape, dtype=np.int64))
+    raw = fdp.ConsumeBytes(n * dtype.itemsize).ljust(n * dtype.itemsize, b"\0")
+    return ("array", ArraySpec(dtype, shape, raw, "C", tuple(1 for _ in shape),
+                               swapped=spec.swapped))
+
+
+def make_bound(b):
+    if b[0] == "py":
+        return b[1]
+    arr = build(b[1])
+    return arr[()] if b[0] == "npscalar" else arr
+
+
+def TestOneInput(data):
+    fdp = atheris.FuzzedDataProvider(data)
+    a_spec = array_spec(fdp)
+    lo_r, hi_r = bound_recipe(fdp, a_spec), bound_recipe(fdp, a_spec)
+    out_kind = fdp.PickValueInList(["none", "none", "fresh", "other", "inplace"])
+    out_dtype = fdp.PickValueInList(KERNEL_DTYPES)
+    kwargs = {}
+    if fdp.ConsumeIntInRange(0, 4) == 0:
+        kwargs["casting"] = fdp.PickValueInList(["unsafe", "same_kind", "no"])
+    if fdp.ConsumeIntInRange(0, 5) == 0:
+        kwargs["dtype"] = fdp.PickValueInList([np.float64, np.float32, np.int32])
+    use_ufunc = fdp.ConsumeIntInRange(0, 3) == 0
+    keywords = fdp.ConsumeBool()
+
+    def run(clip):
+        a = build(a_spec)
+        lo, hi = make_bound(lo_r), make_bound(hi_r)
+        kw = dict(kwargs)
+        if out_kind == "fresh":
+            kw["out"] = np.zeros(a.shape, a.dtype.newbyteorder("="))
+        elif out_kind == "other":
+            kw["out"] = np.zeros(a.shape, out_dtype)
+        elif out_kind == "inplace":
+            kw["out"] = a
+        if keywords and clip is not np._core.umath.clip and clip is not fastclip.clip_ufunc:
+            r = clip(a, min=lo, max=hi, **kw)
+        else:
+            r = clip(a, lo, hi, **kw)
+        return r, kw.get("out"), a
+
+    bf16_rule = (is_bfloat16(a_spec.dtype) and not a_spec.swapped and not use_ufunc
+                 and all(b[0] == "py" and type(b[1]) is not bool or
+                         (b[0] != "py" and is_bfloat16(b[1].dtype) and not b[1].swapped)
+                         for b in (lo_r, hi_r)))
+    if bf16_rule:
+        if out_kind != "none" or kwargs:
+            return     # SPEC section 2's route has no out= or keywords to compare
+        oracle = reference_clip
+    elif use_ufunc:
+        if any(b[0] == "py" and b[1] is None for b in (lo_r, hi_r)) or is_bfloat16(a_spec.dtype):
+            return     # the ufunc takes no None; bfloat16's loop is fastclip's own
+        oracle, ours = np._core.umath.clip, fastclip.clip_ufunc
+    else:
+        oracle = np.clip
+    if not use_ufunc or bf16_rule:
+        ours = fastclip.clip
+
+    got = outcome(lambda: run(ours))
+    expected = outcome(lambda: run(oracle))
+    if use_ufunc and not bf16_rule and expected[0] == "ok" and got[0] == "raise" \
+            and issubclass(got[1], TypeError):
+        return         # a loop NumPy's clip has and ours has not (complex, object, ...)
+    assert got[0] == expected[0], (got, expected)
+    if expected[0] == "raise":
+        assert got[1] is expected[1], (got[3], expected[3])
+    else:
+        (g_res, g_out, g_a), (e_res, e_out, e_a) = got[1], expected[1]
+        assert_same(g_res, e_res)
+        if e_out is not None:
+            assert (g_res is g_out) == (e_res is e_out)
+            assert_same(g_out, e_out)
+        assert_same(g_a, e_a)
+    assert got[2] == expected[2], (got[2], expected[2])
+
+
+def main():
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

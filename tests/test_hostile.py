@@ -1,0 +1,176 @@
+"""Hostile and odd inputs: the same behaviour as np.clip (result, exception
+type, warnings), never a crash, never a write outside the output."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fastclip
+from tests.reference import assert_same, outcome
+
+
+def compare(make):
+    """make(clip) builds fresh inputs and calls clip; compare with np.clip."""
+    got = outcome(lambda: make(fastclip.clip))
+    expected = outcome(lambda: make(np.clip))
+    assert got[0] == expected[0], (got, expected)
+    if expected[0] == "raise":
+        assert got[1] is expected[1], (got[3], expected[3])
+        assert str(got[3]) == str(expected[3])
+    else:
+        assert_same(got[1], expected[1])
+    assert got[2] == expected[2]
+    return got
+
+
+def f32(n=6):
+    return np.linspace(-3, 3, n, dtype=np.float32)
+
+
+# -- out that is not what it should be ------------------------------------
+
+@pytest.mark.parametrize("make_out", [
+    lambda a: [0.0] * a.size,                      # a list
+    lambda a: memoryview(bytearray(a.nbytes)),     # a buffer, not an array
+    lambda a: np.zeros(a.size + 1, a.dtype),       # wrong shape
+    lambda a: np.zeros((a.size, 1), a.dtype),      # wrong shape, broadcastable the other way
+    lambda a: np.zeros(a.size, np.int8),           # dtype it cannot cast to
+    lambda a: np.zeros(a.size, np.complex64),      # a dtype it can
+    lambda a: np.ma.zeros(a.size, np.float32),     # a subclass
+    lambda a: 3.0,                                 # a scalar
+], ids=["list", "memoryview", "shape", "shape-2d", "int8", "complex", "masked", "scalar"])
+def test_bad_out(make_out):
+    compare(lambda clip: (lambda a: clip(a, -1, 1, out=make_out(a)))(f32()))
+
+
+def test_read_only_out_is_not_written():
+    def make(clip):
+        out = np.full(6, 7.0, np.float32)
+        out.flags.writeable = False
+        try:
+            return clip(f32(), -1, 1, out=out)
+        finally:
+            assert (out == 7.0).all()
+    compare(make)
+
+
+def test_zero_size_with_mismatched_out():
+    compare(lambda clip: clip(np.empty((0, 3)), 0, 1, out=np.empty((3, 0))))
+    compare(lambda clip: clip(np.empty((0, 3)), 0, 1, out=np.empty((0, 3))))
+    compare(lambda clip: clip(np.empty(0, np.float16), 0, 1, out=np.empty(1, np.float16)))
+
+
+# -- bounds that fight back -------------------------------------------------
+
+class RaisesInFloat:
+    def __float__(self):
+        raise RuntimeError("no float for you")
+
+
+class RaisesInIndex:
+    def __index__(self):
+        raise RuntimeError("no index for you")
+
+
+class RaisesInArray:
+    def __array__(self, dtype=None, copy=None):
+        raise ValueError("no array for you")
+
+
+@pytest.mark.parametrize("bound", ["1", b"1", RaisesInFloat(), RaisesInIndex(), RaisesInArray(),
+                                   object(), [1, "x"], {1: 2}, 1 + 2j],
+                         ids=["str", "bytes", "float-raises", "index-raises", "array-raises",
+                              "object", "mixed-list", "dict", "complex"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.float16])
+def test_hostile_bounds(bound, dtype):
+    compare(lambda clip: clip(np.arange(-3, 4).astype(dtype), bound, 2))
+    compare(lambda clip: clip(np.arange(-3, 4).astype(dtype), -1, bound))
+
+
+def test_bound_that_mutates_the_input_while_the_call_runs():
+    def make(clip):
+        a = f32()
+
+        class Mutates:
+            def __array__(self, dtype=None, copy=None):
+                a[:] = 0.25           # changes x after the call started
+                return np.array(-1.0, dtype or np.float32)
+
+        return clip(a, Mutates(), 1.0), a
+    compare(make)
+
+
+def test_bound_that_changes_the_dtype_of_the_input_array_under_us():
+    def make(clip):
+        a = f32(8)
+
+        class Reshapes:
+            def __array__(self, dtype=None, copy=None):
+                a.shape = (2, 4)      # a different shape while the call runs
+                return np.array(-1.0, np.float32)
+
+        return clip(a, Reshapes(), 1.0)
+    compare(make)
+
+
+# -- arrays that are not plain arrays ----------------------------------------
+
+class Wrapped(np.ndarray):
+    """A subclass with __array_wrap__, as user code writes them."""
+
+    def __array_wrap__(self, obj, context=None, return_scalar=False):
+        r = super().__array_wrap__(obj, context, return_scalar)
+        if isinstance(r, np.ndarray):
+            r = r.view(Wrapped)
+            r.tag = "wrapped"
+        return r
+
+
+class ArrayFunctionOnly:
+    """Takes over np.clip through __array_function__."""
+
+    def __array_function__(self, func, types, args, kwargs):
+        return ("handled", func.__name__)
+
+
+@pytest.mark.parametrize("make_a", [
+    lambda: np.ma.masked_array([1.0, 5.0, -3.0, 2.0], mask=[0, 1, 0, 0]),
+    lambda: np.matrix([[1, 5], [-3, 2]]),
+    lambda: np.arange(-3, 4.0).view(Wrapped),
+    lambda: np.rec.fromarrays([np.arange(3.0)]).f0,
+], ids=["masked", "matrix", "wrap-subclass", "recarray-field"])
+def test_subclasses(make_a):
+    got = compare(lambda clip: clip(make_a(), 0, 2))
+    assert type(got[1]) is type(np.clip(make_a(), 0, 2))
+
+
+def test_array_function_object():
+    assert fastclip.clip(ArrayFunctionOnly(), 0, 1) == np.clip(ArrayFunctionOnly(), 0, 1)
+
+
+# -- shapes and sizes -------------------------------------------------------------
+
+def test_32_dimensions():
+    base = np.arange(2 * 3 * 4, dtype=np.float64).reshape((1,) * 29 + (2, 3, 4)) - 10
+    compare(lambda clip: clip(base, -3, 5))
+    compare(lambda clip: clip(base.T, -3, 5))                       # 32-d, not contiguous
+    compare(lambda clip: clip(base[..., ::2], -3, 5, out=np.zeros(base[..., ::2].shape)))
+    compare(lambda clip: clip(np.empty((1,) * 33), 0, 1))           # NumPy's limit is 64
+
+
+def test_nothing_outside_the_output_is_written():
+    """A strided out inside a guarded buffer: the gaps and the guards keep
+    their values, for the fast path, the ufunc path and a 2-D view."""
+    for dtype in (np.uint8, np.float32, np.float64, np.float16, ml_dtypes.bfloat16):
+        guard = np.full(3000, 0x5A, np.uint8)
+        body = guard[64:-64].view(np.uint8)
+        out = body.view(dtype)[: (body.size // np.dtype(dtype).itemsize) // 3 * 3][::3]
+        a = np.linspace(-5, 5, out.size).astype(dtype)
+        before = guard.copy()
+        fastclip.clip(a, -1, 1, out=out)
+        touched = np.zeros(guard.size, bool)
+        start = out.__array_interface__["data"][0] - guard.__array_interface__["data"][0]
+        step, size = out.strides[0], np.dtype(dtype).itemsize
+        for i in range(out.size):
+            touched[start + i * step: start + i * step + size] = True
+        assert (guard[~touched] == before[~touched]).all(), dtype
