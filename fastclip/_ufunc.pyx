@@ -143,8 +143,12 @@ for _i, _row in enumerate(DTYPES):
 
 # NumPy pickles a ufunc by its __name__ ("clip"), looked up in the module named
 # by its __module__: fastclip/ufunc.py holds it as ``clip`` for that lookup, in
-# this process and in a Dask worker that unpickles it.
-clip_ufunc.__module__ = "fastclip.ufunc"
+# this process and in a Dask worker that unpickles it. NumPy < 2.2 ufuncs take
+# no __module__; pickle then searches sys.modules and finds the same module.
+try:
+    clip_ufunc.__module__ = "fastclip.ufunc"
+except AttributeError:
+    pass
 
 # the slow path calls clip_ufunc, so it is imported once that exists
 from fastclip import _compat

@@ -335,13 +335,16 @@ def plot(report, path):
         raise SystemExit("--plot needs matplotlib: pip install matplotlib "
                          "(or pip install 'fastclip[bench]')")
     layouts = sorted({r["layout"] for r in report["results"]}, key=LAYOUTS_FULL.index)
-    fig, axes = plt.subplots(1, len(layouts), figsize=(5 * len(layouts), 4.5), squeeze=False,
+    fig, axes = plt.subplots(1, len(layouts), figsize=(4.2 * len(layouts), 4.2), squeeze=False,
                              sharey=True)
+    rows = list(dict.fromkeys(r["row"] for r in report["results"]))
+    colours = plt.get_cmap("tab20")
     for ax, layout in zip(axes[0], layouts):
-        for dtype in dict.fromkeys(r["row"] for r in report["results"]):
+        for i, dtype in enumerate(rows):
             pts = [(r["n"], r["seconds"]["np.clip"] / r["seconds"]["fastclip"])
                    for r in report["results"] if r["row"] == dtype and r["layout"] == layout]
-            ax.plot(*zip(*pts), marker="o", label=dtype)
+            ax.plot(*zip(*pts), marker="o", label=dtype, color=colours(i % 20),
+                    linestyle="-" if i < 10 else "--")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.axhline(1, color="gray", lw=0.8)
