@@ -2,6 +2,7 @@
 path, NumPy's allocations (tracemalloc) and the process's memory (RSS) flat."""
 
 import gc
+import os
 import sys
 import tracemalloc
 
@@ -94,6 +95,8 @@ def rss_bytes():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="ASan's quarantine keeps freed memory resident (tools/sanitize)")
 def test_resident_memory_is_flat():
     a = np.random.default_rng(0).normal(size=100_000).astype(np.float32)   # 400 kB results
     for name, args, call in paths():
