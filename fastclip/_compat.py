@@ -31,8 +31,12 @@ def _is_bfloat16(dtype):
 def _operand_ok(v):
     """A bound or out that the ufunc resolves like np.clip: a Python number,
     or a NumPy scalar/array whose dtype has a kernel."""
-    if type(v) in (int, float, bool):
+    if type(v) in (float, bool):
         return True
+    if type(v) is int:
+        # beyond int64/uint64 NumPy makes an object array of it and takes its
+        # object loop, which our ufunc has not
+        return -2**63 <= v < 2**64
     if isinstance(v, (np.ndarray, np.generic)):
         # bfloat16 mixed with other dtypes: NumPy has no bfloat16 clip loop and
         # promotes, where our ufunc would pick its bfloat16 loop

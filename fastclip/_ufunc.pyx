@@ -19,7 +19,6 @@ from numpy cimport npy_intp, ndarray
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.string cimport memcpy
 from cpython.ref cimport Py_INCREF
-from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
@@ -234,10 +233,10 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
         if overflow:
             if overflow < 0 or ROW_SIGNED[row] or ROW_ITEMSIZE[row] != 8:
                 return False
-            ull = PyLong_AsUnsignedLongLong(v)      # 2**63 <= v < 2**64 for uint64
-            if ull == <unsigned long long>-1 and PyErr_Occurred():
-                PyErr_Clear()
-                return False
+            try:
+                ull = PyLong_AsUnsignedLongLong(v)  # 2**63 <= v < 2**64 for uint64
+            except OverflowError:
+                return False                        # np.clip has its own rules for it
             _store_uint(row, ull, buf)
             return True
         if not (INT_MIN[row] <= ll <= INT_MAX[row]):

@@ -62,7 +62,7 @@ def reference_clip(a, *args, **kwargs):
         r = np.clip(_bf16_to_f32(a), _bound_as_f32(lo), _bound_as_f32(hi))
         if np.ndim(r) == 0 and not isinstance(r, np.ndarray):
             return _f32_to_bf16(np.asarray(r))[()]
-        return _f32_to_bf16(r).astype(a.dtype)
+        return _f32_to_bf16(r)          # native bfloat16, whatever a's byte order
     return np.clip(a, *args, **kwargs)
 
 

@@ -78,3 +78,21 @@ def test_overlapping_out_goes_through_numpys_buffering(dtype):
         a, out = base[1:], base[:-1]
         return clip(a, -2, 2, out=out), base
     compare(lambda clip: make(clip)[1])
+
+
+def test_byte_swapped_bfloat16_stays_bfloat16():
+    # found by fuzz/run: a non-native bfloat16 array is still bfloat16 (SPEC 2)
+    x = np.array([-2, 0.5, 3], BF16)
+    swapped = x.byteswap().view(x.dtype.newbyteorder())
+    r = fastclip.clip(swapped, 0, 1)
+    assert r.dtype == BF16
+    assert_same(r, reference_clip(x, 0, 1))
+
+
+def test_python_int_beyond_uint64_as_a_bound():
+    # found by fuzz/run: NumPy takes its object loop for 2**64; so must we
+    def make(clip):
+        a = np.array(7, np.uint64)
+        return clip(a, 2**64, np.array(-3, np.int64), out=np.zeros((), np.uint64))
+    compare(make)
+    compare(lambda clip: clip(np.arange(3.0), -2**70, 2**70))
