@@ -108,3 +108,26 @@ def array_specs(draw, dtypes=ALL_DTYPES, max_dims=4, max_side=5):
     return ArraySpec(dtype, shape, raw, layout, steps,
                      swapped=draw(st.booleans()) and draw(st.booleans()),
                      readonly=draw(st.integers(0, 5)) == 0)
+
+
+def values(dtype, n, rng):
+    """Random bits, with a quarter of the elements from the bounds' own values
+    (ties) and, for floats, NaNs, infinities and zeros of both signs."""
+    raw = rng.integers(0, 256, n * dtype.itemsize, dtype=np.uint8).view(dtype)
+    specials = np.array([-1, 0, 1, 2, 100] + ([np.nan, np.inf, -np.inf, -0.0, 0.5]
+                                              if dtype.kind in "fV" else []))
+    with np.errstate(all="ignore"):
+        specials = specials.astype(np.float32).astype(dtype) if dtype.kind == "V" else specials.astype(dtype)
+    pick = rng.random(n) < 0.25
+    raw[pick] = specials[rng.integers(0, specials.size, pick.sum())]
+    return raw
+
+
+def typical_bounds(dtype):
+    """Bounds that clip a fair share of values() on each side, as Python numbers."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "u":
+        return 0, 100
+    if dtype.kind == "i":
+        return -1, 100
+    return -1.0, 100.0

@@ -120,3 +120,25 @@ def outcome(fn):
 
 def _warning_list(caught):
     return sorted((w.category.__name__, str(w.message)) for w in caught)
+
+
+def assert_same_outcome(got, expected, messages=False, with_out=False):
+    """got and expected are outcome()s of the same call by two implementations:
+    both raised the same exception type (and message, if asked), or both
+    returned the same thing; and the same warnings. A tuple result is compared
+    item by item; with_out: it is (result, out or None, input), and whether the
+    result is out must agree too."""
+    assert got[0] == expected[0], (got, expected)
+    if expected[0] == "raise":
+        assert got[1] is expected[1], (got[3], expected[3])
+        if messages:
+            assert str(got[3]) == str(expected[3])
+    elif isinstance(expected[1], tuple):
+        for g, e in zip(got[1], expected[1]):
+            if e is not None:
+                assert_same(g, e)
+        if with_out and expected[1][1] is not None:
+            assert (got[1][0] is got[1][1]) == (expected[1][0] is expected[1][1])
+    else:
+        assert_same(got[1], expected[1])
+    assert got[2] == expected[2], (got[2], expected[2])

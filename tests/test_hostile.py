@@ -6,20 +6,14 @@ import numpy as np
 import pytest
 
 import fastclip
-from tests.reference import assert_same, outcome
+from tests.reference import assert_same_outcome, outcome
 
 
 def compare(make):
-    """make(clip) builds fresh inputs and calls clip; compare with np.clip."""
+    """make(clip) builds fresh inputs and calls clip; compare with np.clip,
+    exception messages included."""
     got = outcome(lambda: make(fastclip.clip))
-    expected = outcome(lambda: make(np.clip))
-    assert got[0] == expected[0], (got, expected)
-    if expected[0] == "raise":
-        assert got[1] is expected[1], (got[3], expected[3])
-        assert str(got[3]) == str(expected[3])
-    else:
-        assert_same(got[1], expected[1])
-    assert got[2] == expected[2]
+    assert_same_outcome(got, outcome(lambda: make(np.clip)), messages=True)
     return got
 
 

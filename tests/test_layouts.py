@@ -9,6 +9,7 @@ import pytest
 
 import fastclip
 from fastclip._dtypes import DTYPES, numpy_dtype
+from tests.arrays import typical_bounds, values
 from tests.reference import assert_same, reference_clip
 
 BLOCK = 1024     # fastclip/_kernels.pyx.in
@@ -17,23 +18,10 @@ STEPS = [1, 2, 3, -1, -2]
 DTYPES_ = [numpy_dtype(r) for r in DTYPES]
 
 
-def values(dtype, n, rng):
-    """Random bits, with a quarter of the elements from the bounds' own values
-    (ties) and, for floats, NaNs, infinities and zeros of both signs."""
-    raw = rng.integers(0, 256, n * dtype.itemsize, dtype=np.uint8).view(dtype)
-    specials = np.array([-1, 0, 1, 2, 100] + ([np.nan, np.inf, -np.inf, -0.0, 0.5]
-                                              if dtype.kind in "fV" else []))
-    with np.errstate(all="ignore"):
-        specials = specials.astype(np.float32).astype(dtype) if dtype.kind == "V" else specials.astype(dtype)
-    pick = rng.random(n) < 0.25
-    raw[pick] = specials[rng.integers(0, specials.size, pick.sum())]
-    return raw
-
-
 @pytest.mark.parametrize("dtype", DTYPES_, ids=str)
 def test_long_strided_runs(dtype):
     rng = np.random.default_rng(12345)
-    lo, hi = (0, 100) if dtype.kind == "u" else ((-1, 100) if dtype.kind == "i" else (-1.0, 100.0))
+    lo, hi = typical_bounds(dtype)
     for n, s_in, s_out in itertools.product(SIZES, STEPS, STEPS):
         a = values(dtype, n * abs(s_in), rng)[::s_in]
         assert a.size == n
@@ -56,6 +44,6 @@ def test_two_d_views(dtype):
     same loops; the output layout is np.clip's."""
     rng = np.random.default_rng(7)
     base = values(dtype, 300 * 80, rng).reshape(300, 80)
-    lo, hi = (0, 100) if dtype.kind in "iu" else (-1.0, 100.0)
+    lo, hi = typical_bounds(dtype)
     for view in (base.T, base[:, ::2], base[::3, ::-2], base[:, 1:]):
         assert_same(fastclip.clip(view, lo, hi), reference_clip(view, lo, hi))

@@ -14,7 +14,7 @@ import fastclip
 from fastclip import _threads, _ufunc
 from fastclip._dtypes import DTYPES, numpy_dtype
 from tests.reference import assert_same, reference_clip
-from tests.test_layouts import values
+from tests.arrays import typical_bounds, values
 
 KERNELS = _ufunc._kernels
 MAIN = threading.main_thread().ident
@@ -32,7 +32,7 @@ def split_everything():
 @pytest.mark.parametrize("dtype", [numpy_dtype(r) for r in DTYPES], ids=str)
 def test_split_calls_give_the_same_bits(split_everything, dtype):
     rng = np.random.default_rng(3)
-    lo, hi = (0, 100) if dtype.kind == "u" else ((-1, 100) if dtype.kind == "i" else (-1.0, 100.0))
+    lo, hi = typical_bounds(dtype)
     for n in (1, 63, 64, 65, 1000, 4099):
         for step in (1, 2, -3):
             a = values(dtype, n * abs(step), rng)[::step]

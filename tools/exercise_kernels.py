@@ -13,7 +13,7 @@ import fastclip  # noqa: E402
 from fastclip import _threads, _ufunc  # noqa: E402
 from fastclip._dtypes import DTYPES, numpy_dtype  # noqa: E402
 from tests.reference import assert_same, reference_clip  # noqa: E402
-from tests.test_layouts import values  # noqa: E402
+from tests.arrays import typical_bounds, values  # noqa: E402
 
 
 def main():
@@ -24,7 +24,7 @@ def main():
             _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident)
         for row in DTYPES:
             dtype = numpy_dtype(row)
-            lo, hi = (0, 100) if dtype.kind == "u" else ((-1, 100) if dtype.kind == "i" else (-1.0, 100.0))
+            lo, hi = typical_bounds(dtype)
             for n in (0, 1, 7, 64, 1025, 3000):
                 for step in (1, 2, 3, -1):
                     a = values(dtype, n * abs(step), rng)[::step]
