@@ -9,6 +9,7 @@ bit for bit, a different exception type or different warnings is a crash.
     python fuzz/fuzz_clip.py -max_total_time=60          # or fuzz/run SECONDS
 """
 
+import hashlib
 import os
 import sys
 
@@ -18,49 +19,69 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-# Coverage feedback from fastclip's Python (the argument handling); the C
-# kernels are checked by the differential comparison, not instrumented.
-with atheris.instrument_imports(include=["fastclip"]):
+# Coverage feedback from fastclip's Python (the argument handling) and the
+# recipe builder; the C kernels are checked by the comparison, not instrumented.
+with atheris.instrument_imports(include=["fastclip", "tests"]):
     import fastclip  # noqa: E402
-
-from tests.arrays import ALL_DTYPES, KERNEL_DTYPES, ArraySpec, build  # noqa: E402
-from tests.reference import assert_same_outcome, is_bfloat16, outcome, reference_clip  # noqa: E402
+    from tests.arrays import ALL_DTYPES, KERNEL_DTYPES, ArraySpec, build  # noqa: E402
+    from tests.reference import assert_same_outcome, is_bfloat16, outcome, reference_clip  # noqa: E402
 
 LAYOUTS = ["C", "F", "T", "strided", "unaligned", "broadcast"]
 SPECIAL_PY = [0, 1, -1, 255, 256, -129, 2**31, 2**63, 2**64, -2**70, 0.5, -0.0, 1e39,
               float("inf"), float("-inf"), float("nan"), True, False, None]
 
 
-def array_spec(fdp, dtype=None, max_dims=4):
-    dtype = dtype if dtype is not None else ALL_DTYPES[fdp.ConsumeIntInRange(0, len(ALL_DTYPES) - 1)]
-    nd = fdp.ConsumeIntInRange(0, max_dims)
-    shape = tuple(fdp.ConsumeIntInRange(0, 6) for _ in range(nd))
+class Source:
+    """The fuzz input's decisions; once its bytes run out, a generator seeded
+    by the input carries on, so short inputs still make full-size arrays."""
+
+    def __init__(self, data):
+        self.fdp = atheris.FuzzedDataProvider(data)
+        self.rng = np.random.default_rng(int.from_bytes(hashlib.blake2b(data).digest()[:8], "little"))
+
+    def int(self, lo, hi):
+        if self.fdp.remaining_bytes():
+            return self.fdp.ConsumeIntInRange(lo, hi)
+        return int(self.rng.integers(lo, hi + 1))
+
+    def pick(self, options):
+        return options[self.int(0, len(options) - 1)]
+
+    def bytes(self, n):
+        b = self.fdp.ConsumeBytes(n)
+        return b + self.rng.integers(0, 256, n - len(b), dtype=np.uint8).tobytes()
+
+    def float(self):
+        if self.fdp.remaining_bytes():
+            return self.fdp.ConsumeRegularFloat()
+        return float(self.rng.normal() * 10.0 ** int(self.rng.integers(-3, 40)))
+
+
+def array_spec(src, dtype=None, max_dims=4):
+    dtype = dtype if dtype is not None else src.pick(ALL_DTYPES)
+    nd = src.int(0, max_dims)
+    shape = tuple(src.int(0, 6) for _ in range(nd))
     n = int(np.prod(shape, dtype=np.int64))
-    raw = fdp.ConsumeBytes(n * dtype.itemsize) if not dtype.hasobject else b""
-    raw = raw.ljust(n * dtype.itemsize, b"\0")
-    return ArraySpec(dtype, shape, raw, LAYOUTS[fdp.ConsumeIntInRange(0, len(LAYOUTS) - 1)],
-                     tuple(fdp.PickValueInList([1, 2, 3, -1, -2]) for _ in shape),
-                     swapped=fdp.ConsumeIntInRange(0, 3) == 0,
-                     readonly=fdp.ConsumeIntInRange(0, 5) == 0)
+    raw = src.bytes(n * dtype.itemsize) if not dtype.hasobject else b""
+    return ArraySpec(dtype, shape, raw, src.pick(LAYOUTS),
+                     tuple(src.pick([1, 2, 3, -1, -2]) for _ in shape),
+                     swapped=src.int(0, 3) == 0, readonly=src.int(0, 5) == 0)
 
 
-def bound_recipe(fdp, a_spec):
-    kind = fdp.ConsumeIntInRange(0, 5)
+def bound_recipe(src, a_spec):
+    kind = src.int(0, 5)
     if kind == 0:
-        return ("py", fdp.PickValueInList(SPECIAL_PY))
+        return ("py", src.pick(SPECIAL_PY))
     if kind == 1:
-        return ("py", fdp.ConsumeRegularFloat() if fdp.ConsumeBool() else fdp.ConsumeInt(9))
-    dtype = fdp.PickValueInList(KERNEL_DTYPES + [a_spec.dtype] * 3)
+        return ("py", src.float() if src.int(0, 1) else src.int(-2**40, 2**40))
+    dtype = src.pick(KERNEL_DTYPES + [a_spec.dtype] * 3)
     if kind in (2, 3):
-        return ("npscalar" if kind == 2 else "0d", array_spec(fdp, dtype, max_dims=0))
-    spec = array_spec(fdp, dtype, max_dims=0)
-    nd = fdp.ConsumeIntInRange(0, len(a_spec.shape))
-    shape = tuple(1 if fdp.ConsumeIntInRange(0, 3) == 0 else s
-                  for s in a_spec.shape[len(a_spec.shape) - nd:])
+        return ("npscalar" if kind == 2 else "0d", array_spec(src, dtype, max_dims=0))
+    nd = src.int(0, len(a_spec.shape))
+    shape = tuple(1 if src.int(0, 3) == 0 else s for s in a_spec.shape[len(a_spec.shape) - nd:])
     n = int(np.prod(shape, dtype=np.int64))
-    raw = fdp.ConsumeBytes(n * dtype.itemsize).ljust(n * dtype.itemsize, b"\0")
-    return ("array", ArraySpec(dtype, shape, raw, "C", tuple(1 for _ in shape),
-                               swapped=spec.swapped))
+    return ("array", ArraySpec(dtype, shape, src.bytes(n * dtype.itemsize), "C",
+                               tuple(1 for _ in shape), swapped=src.int(0, 3) == 0))
 
 
 def make_bound(b):
@@ -71,18 +92,18 @@ def make_bound(b):
 
 
 def TestOneInput(data):
-    fdp = atheris.FuzzedDataProvider(data)
-    a_spec = array_spec(fdp)
-    lo_r, hi_r = bound_recipe(fdp, a_spec), bound_recipe(fdp, a_spec)
-    out_kind = fdp.PickValueInList(["none", "none", "fresh", "other", "inplace"])
-    out_dtype = fdp.PickValueInList(KERNEL_DTYPES)
+    src = Source(data)
+    a_spec = array_spec(src)
+    lo_r, hi_r = bound_recipe(src, a_spec), bound_recipe(src, a_spec)
+    out_kind = src.pick(["none", "none", "fresh", "other", "inplace"])
+    out_dtype = src.pick(KERNEL_DTYPES)
     kwargs = {}
-    if fdp.ConsumeIntInRange(0, 4) == 0:
-        kwargs["casting"] = fdp.PickValueInList(["unsafe", "same_kind", "no"])
-    if fdp.ConsumeIntInRange(0, 5) == 0:
-        kwargs["dtype"] = fdp.PickValueInList([np.float64, np.float32, np.int32])
-    use_ufunc = fdp.ConsumeIntInRange(0, 3) == 0
-    keywords = fdp.ConsumeBool()
+    if src.int(0, 4) == 0:
+        kwargs["casting"] = src.pick(["unsafe", "same_kind", "no"])
+    if src.int(0, 5) == 0:
+        kwargs["dtype"] = src.pick([np.float64, np.float32, np.int32])
+    use_ufunc = src.int(0, 3) == 0
+    keywords = src.int(0, 1) == 1
 
     def run(clip):
         a = build(a_spec)
