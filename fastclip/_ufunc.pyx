@@ -54,9 +54,6 @@ cdef extern from "numpy/arrayobject.h":
                                 int flags, void *obj)
     void *PyArray_Type
 
-ctypedef void (*loop_t)(char **args, const npy_intp *dimensions,
-                        const npy_intp *steps, void *data) noexcept nogil
-
 # ---------------------------------------------------------------------------
 # Choosing the kernel build
 
@@ -91,7 +88,7 @@ SIMD_TARGET = _choose_target(COMPILED_TARGETS, CPU_LEVEL,
                              os.environ.get("FASTCLIP_SIMD", "").strip().lower())
 _kernels = importlib.import_module("fastclip._kernels_" + SIMD_TARGET)
 
-cdef loop_t *LOOPS = <loop_t *>PyCapsule_GetPointer(
+cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
 
 # ---------------------------------------------------------------------------
@@ -408,7 +405,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef ndarray res
     cdef Walk wa, wr
-    cdef loop_t loop
+    cdef fc_loop_t loop
     cdef int threads
     if typenum < 0 or typenum >= 512:
         return NotImplemented
@@ -470,7 +467,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
         # rows are shared among threads by the same rule as one long run
         threads = _kernels.threads_for_bytes(wa.n * wa.rows * descr.itemsize)
         with nogil:
-            fc_run_rows(<fc_loop_t>loop, pa, pr, args[1], args[2], wa.rows,
+            fc_run_rows(loop, pa, pr, args[1], args[2], wa.rows,
                         wa.row_step, wr.row_step, n, steps, threads)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
