@@ -232,7 +232,8 @@ def system_line(torch):
     torch_v = f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch not installed"
     return (f"{time.strftime('%Y-%m-%d')} | {cpu}, {os.cpu_count()} CPUs | "
             f"fastclip {c['fastclip']} SIMD {c['simd_target']} (compiled {','.join(c['simd_compiled'])}), "
-            f"threads {c['threads']} | numpy {c['numpy']} | {torch_v}")
+            f"1 thread in the main table, {c['threads']} in the threads section | "
+            f"numpy {c['numpy']} | {torch_v}")
 
 
 def _fmt_time(s):
@@ -257,12 +258,20 @@ def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_to
     rng = np.random.default_rng(0)
     results = []
     total = len(rows) * len(sizes) * len(layouts)
-    for i, (row, n, layout) in enumerate(((r, n, l) for r in rows for n in sizes for l in layouts)):
-        if progress is not None:
-            print(f"[{i + 1}/{total}] {row.name} n={n} {layout}", file=progress, flush=True)
-        times = time_interleaved(make_case(row, n, layout, rng, torch), repeats, min_seconds)
-        results.append({"dtype": numpy_dtype(row).name, "row": row.name, "char": row.char,
-                        "n": n, "layout": layout, "seconds": times})
+    # The main table is one core against one core (np.clip has no threads);
+    # the threads section below measures all of them.
+    threads_before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)
+    try:
+        for i, (row, n, layout) in enumerate(((r, n, l) for r in rows for n in sizes
+                                              for l in layouts)):
+            if progress is not None:
+                print(f"[{i + 1}/{total}] {row.name} n={n} {layout}", file=progress, flush=True)
+            times = time_interleaved(make_case(row, n, layout, rng, torch), repeats, min_seconds)
+            results.append({"dtype": numpy_dtype(row).name, "row": row.name, "char": row.char,
+                            "n": n, "layout": layout, "seconds": times})
+    finally:
+        fastclip.set_num_threads(threads_before)
     report = {"system": system_line(torch), "config": config(), "repeats": repeats,
               "results": results}
     if scale:
