@@ -56,7 +56,8 @@ def make_bound(b):
 def cases(draw):
     a_spec = draw(array_specs())
     lo, hi = draw(bounds(a_spec)), draw(bounds(a_spec))
-    out_kind = draw(st.sampled_from(["none", "none", "fresh", "fresh-other", "inplace", "overlap"]))
+    out_kind = draw(st.sampled_from(["none", "none", "fresh", "fresh-other", "fresh-strided",
+                                     "inplace", "overlap"]))
     if out_kind == "overlap" and not (len(a_spec.shape) == 1 and a_spec.shape[0] > 1
                                       and not a_spec.readonly and a_spec.layout != "broadcast"
                                       and not a_spec.dtype.hasobject):
@@ -86,6 +87,8 @@ def make_call(case):
         out = None
         if out_kind in ("fresh", "fresh-other"):
             out = np.zeros(a.shape, out_dtype or a.dtype.newbyteorder("="))
+        elif out_kind == "fresh-strided":     # every axis of out a view with gaps
+            out = np.zeros(a.shape + (2,), a.dtype.newbyteorder("="))[..., 0]
         elif out_kind == "inplace":
             out = a
         elif out_kind == "overlap":
