@@ -10,7 +10,10 @@
  * seen so far: smaller results stay in L3, where plain stores are faster
  * (uint8 n=2**24 split over 2 threads: 0.53 ms plain, 0.63 ms streamed).
  *
- * fc_stream_copy: dst aligned to 64 bytes, nbytes a multiple of 64.
+ * fc_stream_copy: dst aligned to 64 bytes, nbytes a multiple of 64. 32-byte
+ * streaming stores in the AVX-512 build too: on the AMD EPYC (Zen 4) seen so
+ * far, float64 n=2**24 out= on one thread took 9.3 ms with 64-byte ones and
+ * 8.2 ms with 32-byte ones (np.clip 8.6 ms).
  */
 #ifndef FASTCLIP_STREAM_H
 #define FASTCLIP_STREAM_H
@@ -29,11 +32,7 @@
 
 static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
 {
-#if defined(__AVX512F__)
-    for (npy_intp i = 0; i < nbytes; i += 64) {
-        _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
-    }
-#elif defined(__AVX__)
+#if defined(__AVX__)
     for (npy_intp i = 0; i < nbytes; i += 32) {
         _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
     }
