@@ -89,3 +89,17 @@ def test_python_int_beyond_uint64_as_a_bound():
         return clip(a, 2**64, np.array(-3, np.int64), out=np.zeros((), np.uint64))
     compare(make)
     compare(lambda clip: clip(np.arange(3.0), -2**70, 2**70))
+
+
+def test_only_the_chosen_kernel_module_is_imported():
+    # found by valgrind (whose CPU has no AVX-512): importing the AVX-512 build
+    # runs AVX-512 code in its module init, a SIGILL on CPUs without it
+    import subprocess
+    import sys
+    code = ("import sys, fastclip; from fastclip import _ufunc; "
+            "print(_ufunc.SIMD_TARGET, sorted(m for m in sys.modules if '_kernels_' in m))")
+    for target in ("baseline", "avx2"):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**__import__("os").environ, "FASTCLIP_SIMD": target})
+        chosen, loaded = r.stdout.split(" ", 1)
+        assert loaded.strip() == str([f"fastclip._kernels_{chosen}"]), r.stdout + r.stderr
