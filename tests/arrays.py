@@ -5,7 +5,7 @@ so fastclip and the oracle each get their own copies with identical layout:
 byte order, alignment, strides, read-only flags and aliasing included.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st

@@ -4,11 +4,10 @@ or the same exception type; the same warnings. Failures Hypothesis found are
 pinned in tests/test_regressions.py."""
 
 import numpy as np
-import pytest
 from hypothesis import assume, given, strategies as st
 
 import fastclip
-from tests.arrays import ALL_DTYPES, KERNEL_DTYPES, ArraySpec, array_specs, build, raw_elements
+from tests.arrays import KERNEL_DTYPES, ArraySpec, array_specs, build, raw_elements
 from tests.reference import assert_same_outcome, is_bfloat16, outcome, reference_clip
 
 BIG = 2**70

@@ -5,7 +5,6 @@ import pickle
 import subprocess
 import sys
 
-import ml_dtypes
 import numpy as np
 import pytest
 
