@@ -34,6 +34,13 @@ TARGETS = X86_TARGETS if IS_X86_64 else {"baseline": []}
 # that lacks it.
 OPENMP = [] if os.environ.get("FASTCLIP_NO_OPENMP") else ["-fopenmp"]
 
+# Hot loops start on a 64-byte line. Without it, which rows hit a slow case
+# depended on where the linker put each (identical) loop: n=2**24 out= on one
+# thread, int64 'q' took 15.1 ms and uint32 4.8 ms while 'l' took 7.7 ms and
+# int32 3.1 ms; aligned, no row is past 9.7 ms / 3.3 ms (8-byte rows a little
+# slower than the lucky placements, none twice as slow).
+LOOP_ALIGN = ["-falign-loops=64"]
+
 COMMON = dict(
     include_dirs=[np.get_include(), os.path.join(HERE, "csrc")],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
@@ -59,7 +66,7 @@ def extensions():
         pyx = os.path.join("fastclip", f"_kernels_{target}.pyx")
         render(template, target, pyx)
         kw = dict(COMMON)
-        kw["extra_compile_args"] = COMMON["extra_compile_args"] + flags + OPENMP
+        kw["extra_compile_args"] = COMMON["extra_compile_args"] + flags + OPENMP + LOOP_ALIGN
         kw["extra_link_args"] = OPENMP
         exts.append(Extension(f"fastclip._kernels_{target}", [pyx], **kw))
     kw = dict(COMMON)
