@@ -320,18 +320,12 @@ def format_table(report):
         lines.append("all/torch = torch.clamp time / fastclip (all threads) time; all/np = np.clip "
                      "time / fastclip (all threads) time; 1t vs copyto = fastclip (1 thread) time / "
                      "np.copyto time.")
-    if report.get("concurrency"):
-        c = report["concurrency"]
-        t = c["seconds"]
-        lines += ["", f"Concurrency ({c['what']}): sequential {_fmt_time(t['sequential'])}, "
-                  f"2 Python threads {_fmt_time(t['2 threads'])} "
-                  f"({t['sequential'] / t['2 threads']:.2f}x)"]
-    if report.get("dask"):
-        d = report["dask"]
-        t = d["seconds"]
-        lines += ["", f"Dask ({d['what']}): fastclip.clip {_fmt_time(t['fastclip.clip'])}, "
-                  f"dask.array.clip {_fmt_time(t['dask.array.clip'])} "
-                  f"({t['dask.array.clip'] / t['fastclip.clip']:.2f}x)"]
+    for key, title, before, after in (("concurrency", "Concurrency", "sequential", "2 threads"),
+                                      ("dask", "Dask", "dask.array.clip", "fastclip.clip")):
+        if report.get(key):
+            t = report[key]["seconds"]
+            lines += ["", f"{title} ({report[key]['what']}): {before} {_fmt_time(t[before])}, "
+                      f"{after} {_fmt_time(t[after])} ({t[before] / t[after]:.2f}x)"]
     return "\n".join(lines)
 
 

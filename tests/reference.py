@@ -142,3 +142,17 @@ def assert_same_outcome(got, expected, messages=False, with_out=False):
     else:
         assert_same(got[1], expected[1])
     assert got[2] == expected[2], (got[2], expected[2])
+
+
+def check_three_ways(clip, a, lo, hi):
+    """clip(a, lo, hi) into a new array, into out=, and in place, each equal to
+    the reference; returns the reference result."""
+    expected = reference_clip(a, lo, hi)
+    assert_same(clip(a, lo, hi), expected)
+    out = np.zeros(a.shape, expected.dtype)
+    assert clip(a, lo, hi, out=out) is out
+    assert_same(out, expected)
+    b = a.copy()
+    assert clip(b, lo, hi, out=b) is b
+    assert_same(b, expected)
+    return expected

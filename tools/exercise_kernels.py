@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import fastclip  # noqa: E402
 from fastclip import _threads, _ufunc  # noqa: E402
 from fastclip._dtypes import DTYPES, numpy_dtype  # noqa: E402
-from tests.reference import assert_same, reference_clip  # noqa: E402
+from tests.reference import assert_same, check_three_ways, reference_clip  # noqa: E402
 from tests.arrays import typical_bounds, values  # noqa: E402
 
 
@@ -28,12 +28,7 @@ def main():
             for n in (0, 1, 7, 64, 1025, 3000):
                 for step in (1, 2, 3, -1):
                     a = values(dtype, n * abs(step), rng)[::step]
-                    expected = reference_clip(a, lo, hi)
-                    assert_same(fastclip.clip(a, lo, hi), expected)
-                    out = np.zeros(a.shape, dtype)
-                    assert_same(fastclip.clip(a, lo, hi, out=out), expected)
-                    b = a.copy()
-                    assert_same(fastclip.clip(b, lo, hi, out=b), expected)
+                    check_three_ways(fastclip.clip, a, lo, hi)
                     lo_a = values(dtype, n, rng)
                     hi_s = np.array(hi, dtype)[()]
                     assert_same(fastclip.clip_ufunc(a, lo_a, hi_s), reference_clip(a, lo_a, hi_s))
