@@ -1,52 +1,40 @@
 """Build: render the Tempita templates, then compile the Cython extensions.
 
-fastclip/_kernels.pyx.in is rendered once per SIMD target into
-fastclip/_kernels_<target>.pyx (generated, never committed) and compiled with
-that target's flags; fastclip._ufunc picks one at import. No -march=native (a
-wheel built here must run on any x86-64) and never -ffast-math (it would break
-NaN and signed-zero results).
+src/fastclip/_kernels.pyx.in is rendered once per SIMD target into
+src/fastclip/_kernels_<target>.pyx (generated, never committed) and compiled
+with that target's flags; fastclip picks one at import. The flags come from
+_build_utils: per compiler family (GCC, clang, Apple clang, MSVC) and per
+*target* architecture (cross builds included), each SIMD target and OpenMP
+probed with the compiler in use. No -march=native (a wheel built here must run
+on any x86-64) and never -ffast-math (it would break NaN and signed-zero
+results).
+
+Environment: FASTCLIP_OPENMP=auto|required|off (see _build_utils.openmp_mode).
 """
 
 import os
 import platform
 import runpy
+import sys
+import sysconfig
 
 import numpy as np
 from Cython.Build import cythonize
 from Cython.Tempita import Template
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TABLE = runpy.run_path(os.path.join(HERE, "fastclip", "_dtypes.py"))
+sys.path.insert(0, HERE)
+import _build_utils as bu  # noqa: E402
 
-# target -> extra compiler flags (x86-64 only; other machines build baseline)
-X86_TARGETS = {
-    "baseline": [],
-    "avx2": ["-mavx2", "-mfma", "-mf16c"],
-    "avx512": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw",
-               "-mavx512vl", "-mavx512dq", "-mprefer-vector-width=512"],
-}
-IS_X86_64 = platform.machine().lower() in ("x86_64", "amd64")
-TARGETS = X86_TARGETS if IS_X86_64 else {"baseline": []}
-
-# Large calls are split across threads with OpenMP (csrc/parallel.h);
-# FASTCLIP_NO_OPENMP=1 builds without it (one thread), e.g. for a compiler
-# that lacks it.
-OPENMP = [] if os.environ.get("FASTCLIP_NO_OPENMP") else ["-fopenmp"]
-
-# Hot loops start on a 64-byte line. Without it, which rows hit a slow case
-# depended on where the linker put each (identical) loop: n=2**24 out= on one
-# thread, int64 'q' took 15.1 ms and uint32 4.8 ms while 'l' took 7.7 ms and
-# int32 3.1 ms; aligned, no row is past 9.7 ms / 3.3 ms (8-byte rows a little
-# slower than the lucky placements, none twice as slow).
-LOOP_ALIGN = ["-falign-loops=64"]
-
-COMMON = dict(
-    include_dirs=[np.get_include(), os.path.join(HERE, "csrc")],
-    define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
-                   ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
-    extra_compile_args=["-O3", "-fno-math-errno", "-Wno-unused-function"],
-)
+PKG = os.path.join("src", "fastclip")
+TABLE = runpy.run_path(os.path.join(HERE, PKG, "_dtypes.py"))
+ARCH = bu.target_arch(os.environ, sysconfig.get_platform())
+OPENMP_MODE = bu.openmp_mode(os.environ)
+# The targets this architecture could have; the compiler decides which it gets.
+# (The family does not change which targets exist, only how they are spelled.)
+TARGETS = list(bu.simd_targets("gcc", ARCH))
 
 
 def render(template, target, out):
@@ -59,22 +47,79 @@ def render(template, target, out):
             f.write(text)
 
 
+KERNEL_PREFIX = "fastclip._kernels_"
+
+
+def simd_target_of(ext):
+    """The SIMD target of a kernel extension, None for the others (by name:
+    cythonize hands build_ext new Extension objects)."""
+    return ext.name[len(KERNEL_PREFIX):] if ext.name.startswith(KERNEL_PREFIX) else None
+
+
 def extensions():
+    common = dict(
+        include_dirs=[np.get_include(), os.path.join(HERE, "csrc")],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
+                       ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
+    )
     exts = []
-    template = os.path.join("fastclip", "_kernels.pyx.in")
-    for target, flags in TARGETS.items():
-        pyx = os.path.join("fastclip", f"_kernels_{target}.pyx")
+    template = os.path.join(PKG, "_kernels.pyx.in")
+    for target in TARGETS:
+        pyx = os.path.join(PKG, f"_kernels_{target}.pyx")
         render(template, target, pyx)
-        kw = dict(COMMON)
-        kw["extra_compile_args"] = COMMON["extra_compile_args"] + flags + OPENMP + LOOP_ALIGN
-        kw["extra_link_args"] = OPENMP
-        exts.append(Extension(f"fastclip._kernels_{target}", [pyx], **kw))
-    kw = dict(COMMON)
-    kw["extra_compile_args"] = COMMON["extra_compile_args"] + OPENMP
-    kw["extra_link_args"] = OPENMP
-    exts.append(Extension("fastclip._ufunc", [os.path.join("fastclip", "_ufunc.pyx")], **kw))
+        exts.append(Extension(KERNEL_PREFIX + target, [pyx], **common))
+    exts.append(Extension("fastclip._ufunc", [os.path.join(PKG, "_ufunc.pyx")], **common))
     return exts
 
 
+class BuildExt(build_ext):
+    """Flags chosen for the compiler that will build, found by probing it."""
+
+    def build_extensions(self):
+        family = bu.compiler_family(self.compiler)
+        cross = ARCH != bu.target_arch({}, platform.machine())   # probes link, not run
+        simd = bu.simd_targets(family, ARCH)
+        env_cflags = os.environ.get("CFLAGS", "").split()
+        usable = {}
+        for target, flags in simd.items():
+            probe = bu.SIMD_PROBES.get(target)
+            if probe is None or bu.compiles(self.compiler, probe, env_cflags + flags):
+                usable[target] = flags
+            else:
+                print(f"WARNING: fastclip: the {family} compiler cannot build the {target} "
+                      f"target ({' '.join(flags)}); it is left out.", file=sys.stderr)
+        kernel_extra = [f for f in bu.optional_kernel_flags(family)
+                        if bu.compiles(self.compiler, "int main(void) { return 0; }\n", [f])]
+        openmp = bu.check_openmp(self.compiler, family, OPENMP_MODE, cross)
+        omp_c, omp_l = openmp if openmp else ([], [])
+        print(f"fastclip: {family} compiler, target {ARCH}, SIMD targets "
+              f"{', '.join(usable)}, OpenMP {'on (' + ' '.join(omp_c) + ')' if openmp else 'off'}",
+              file=sys.stderr)
+
+        kept = []
+        for ext in self.extensions:
+            target = simd_target_of(ext)
+            if target is not None and target not in usable:
+                continue
+            ext.extra_compile_args = (bu.base_flags(family) + usable.get(target, [])
+                                      + (kernel_extra if target else []) + omp_c)
+            ext.extra_link_args = omp_l
+            kept.append(ext)
+        self.extensions[:] = kept
+        super().build_extensions()
+
+
+def license_metadata():
+    """BSD-3-Clause as the running setuptools spells it: a PEP 639 expression
+    from 77 on, the License field before (pip install --no-build-isolation
+    uses whatever setuptools the environment has)."""
+    import setuptools
+    major = int(setuptools.__version__.split(".")[0])
+    return ({"license_expression": "BSD-3-Clause", "license_files": ["LICENSE"]}
+            if major >= 77 else {"license": "BSD-3-Clause"})
+
+
 setup(ext_modules=cythonize(extensions(), language_level=3,
-                            compiler_directives={"embedsignature": True}))
+                            compiler_directives={"embedsignature": True}),
+      cmdclass={"build_ext": BuildExt},
+      **license_metadata())

@@ -21,7 +21,15 @@
 #include <string.h>
 #include <numpy/npy_common.h>
 
-#if defined(__SSE2__)
+/* SSE2 is part of x86-64, but only GCC and clang say so (__SSE2__); MSVC
+ * defines _M_X64/_M_AMD64 and, under /arch:AVX2 or /arch:AVX512, __AVX__. */
+#if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
+#define FC_SSE2 1
+#else
+#define FC_SSE2 0
+#endif
+
+#if FC_SSE2
 #include <immintrin.h>
 #define FC_HAVE_STREAM 1
 #else
@@ -36,7 +44,7 @@ static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
     for (npy_intp i = 0; i < nbytes; i += 32) {
         _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
     }
-#elif defined(__SSE2__)
+#elif FC_SSE2
     for (npy_intp i = 0; i < nbytes; i += 16) {
         _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
     }

@@ -42,6 +42,10 @@ def show_config():
     print(f"SIMD target: {c['simd_target']} (compiled: {', '.join(c['simd_compiled'])}; "
           f"CPU supports: {', '.join(c['simd_cpu_supports'])}; "
           f"FASTCLIP_SIMD={c['simd_env'] or 'unset'})")
-    print(f"threads: {c['threads']} (effective now {c['threads_effective']}; OpenMP "
-          f"{'yes' if c['openmp'] else 'no'}; calls from the main thread moving at least "
-          f"{c['parallel_min_bytes'] >> 20} MiB are split)")
+    if c["openmp"]:
+        print(f"threads: {c['threads']} (effective now {c['threads_effective']}; OpenMP yes; "
+              f"calls from the main thread moving at least "
+              f"{c['parallel_min_bytes'] >> 20} MiB are split)")
+    else:
+        print(f"threads: 1 (OpenMP no: built without it, every call runs on the calling "
+              f"thread; set_num_threads({c['threads']}) is kept but has no effect)")
