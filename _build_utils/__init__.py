@@ -251,12 +251,16 @@ def check_openmp(compiler, family, mode, cross):
     if mode == "off":
         return None
     cflags, lflags = openmp_flags(family)
+    # the probe is linked as a program, which distutils gives neither CFLAGS
+    # nor LDFLAGS (where Homebrew's libomp is named, for instance)
     env_cflags = os.environ.get("CFLAGS", "").split()
-    ok = compiles(compiler, OPENMP_PROBE, env_cflags + cflags, lflags, run=not cross)
+    env_lflags = os.environ.get("LDFLAGS", "").split()
+    ok = compiles(compiler, OPENMP_PROBE, env_cflags + cflags, env_lflags + lflags,
+                  run=not cross)
     if ok and (cross or "nthreads=" in ok):
         return cflags, lflags
     message = (f"fastclip: OpenMP not available with this {family} compiler "
-               f"(a test program with {' '.join(cflags + lflags)} did not build and run); "
+               f"(a test program with {' '.join(dict.fromkeys(cflags + lflags))} did not build and run); "
                "building a one-thread fastclip. Install the compiler's OpenMP runtime "
                "(e.g. Debian's libomp-dev for clang, Homebrew's libomp for Apple clang) "
                "and rebuild, or set FASTCLIP_OPENMP=off to silence this.")

@@ -1,8 +1,9 @@
 """fastclip: numpy.clip, C-accelerated, for every numeric dtype and bfloat16.
 
 Public names: ``clip`` (numpy.clip's signature and results), ``clip_ufunc``
-(the same kernels as a numpy.ufunc), ``set_num_threads``/``get_num_threads``,
-``show_config`` and ``__version__``.
+(the same kernels as a numpy.ufunc), ``patch_numpy``/``unpatch_numpy``/
+``patched``/``is_patched`` (fastclip as numpy.clip for a whole program),
+``set_num_threads``/``get_num_threads``, ``show_config`` and ``__version__``.
 """
 
 __version__ = "0.1.0"
@@ -24,6 +25,7 @@ except ModuleNotFoundError as e:
         "`python -m pip install -e .`.") from e
 
 from fastclip._config import show_config  # noqa: E402
+from fastclip._patch import is_patched, patch_numpy, patched, unpatch_numpy  # noqa: E402
 from fastclip._threads import get_num_threads, set_num_threads  # noqa: E402
 from fastclip import _threads  # noqa: E402
 from fastclip import ufunc as _ufunc_module  # noqa: E402,F401  (pickling)
@@ -31,4 +33,4 @@ from fastclip import ufunc as _ufunc_module  # noqa: E402,F401  (pickling)
 _threads._init()
 
 __all__ = ["clip", "clip_ufunc", "show_config", "set_num_threads", "get_num_threads",
-           "__version__"]
+           "patch_numpy", "unpatch_numpy", "patched", "is_patched", "__version__"]

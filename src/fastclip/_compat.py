@@ -15,6 +15,13 @@ from fastclip._dtypes import DTYPES, numpy_dtype
 _NoValue = np._NoValue
 _umath = np._core.umath
 
+#: NumPy's own clip, for every call fastclip hands to NumPy. Taken from the
+#: module that defines it, never looked up as ``numpy.clip`` at call time: a
+#: program may have bound that name to fastclip.clip (fastclip.patch_numpy,
+#: or ``numpy.clip = fastclip.clip`` by hand), and the hand-off would then call
+#: fastclip again, forever (RecursionError in 421 downstream tests, issue 9).
+numpy_clip = np._core.fromnumeric.clip
+
 #: dtypes with a fastclip kernel (byte order aside)
 _KERNEL_DTYPES = frozenset(numpy_dtype(row) for row in DTYPES)
 _BFLOAT16 = next(numpy_dtype(row) for row in DTYPES if row.kind == "bfloat16")
@@ -101,7 +108,7 @@ def _bfloat16_one_sided(a, a_min, a_max, out, kwargs):
     kwargs.pop("casting", None)               # every operand is bfloat16
     lo = None if a_min is None else _widen(a_min)
     hi = None if a_max is None else _widen(a_max)
-    wide = np.clip(_widen(a), lo, hi, **kwargs)
+    wide = numpy_clip(_widen(a), lo, hi, **kwargs)
     narrow = (np.asarray(wide).view(np.uint32) >> 16).astype(np.uint16).view(_BFLOAT16)
     if out is None:
         return narrow if narrow.ndim else narrow[()]
@@ -126,11 +133,11 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
             return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
         # subclasses (MaskedArray, matrix, ...), lists, scalars and duck
         # arrays with a missing bound: exactly NumPy's behaviour.
-        return np.clip(a, a_min, a_max, out=out, **kwargs)
+        return numpy_clip(a, a_min, a_max, out=out, **kwargs)
 
     if not _has_kernel(a.dtype) or (
             _is_bfloat16(a.dtype) and not _keeps_bfloat16(a_min, a_max, out, kwargs)):
-        return np.clip(a, a_min, a_max, out=out, **kwargs)
+        return numpy_clip(a, a_min, a_max, out=out, **kwargs)
     try:
         return _clip_ndarray(a, a_min, a_max, out, kwargs)
     except TypeError:
