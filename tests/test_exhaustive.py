@@ -90,6 +90,15 @@ def test_8bit_every_triple(dtype):
     got = fastclip.clip(x, lo, hi)
     assert got.shape == (256, 256, 256)
     assert_same(got, np.clip(x, lo, hi))
+    # the same triples as contiguous arrays (the vectorised per-element loop,
+    # not the iterator's broadcast strides), and with one bound a scalar
+    xc, loc, hic = (np.ascontiguousarray(v).ravel() for v in np.broadcast_arrays(x, lo, hi))
+    assert_same(fastclip.clip(xc, loc, hic), got.ravel())
+    xr = np.tile(values, 256)                   # every (x, other bound) pair
+    br = np.repeat(values, 256)
+    for v in values.tolist():
+        assert_same(fastclip.clip(xr, v, br), np.clip(xr, dtype(v), br))
+        assert_same(fastclip.clip(xr, br, v), np.clip(xr, br, dtype(v)))
     # scalar bounds: every (lo, hi) pair over all x, through the fast path
     for lo_v in values.tolist():
         expected_rows = np.clip(values, lo_v, values[:, None])
