@@ -8,7 +8,7 @@ from hypothesis import assume, given, strategies as st
 
 import fastclip
 from tests.arrays import KERNEL_DTYPES, ArraySpec, array_specs, build, raw_elements
-from tests.reference import assert_same_outcome, is_bfloat16, outcome, reference_clip
+from tests.reference import assert_same_outcome, is_bfloat16, numpy_clip, outcome, reference_clip
 
 BIG = 2**70
 
@@ -71,23 +71,44 @@ def cases(draw):
         kwargs["where"] = draw(st.lists(st.booleans(), min_size=1, max_size=1))[0] if draw(
             st.booleans()) else "mask"
     keywords = draw(st.integers(0, 4)) == 0
-    return a_spec, lo, hi, out_kind, out_dtype, kwargs, keywords
+    # what a is: mostly the array, else a Python scalar, a NumPy scalar, a 0-d
+    # array (its first element), or a list or tuple of its elements
+    a_form = draw(st.sampled_from(["array"] * 5 + ["python", "npscalar", "0d", "list", "tuple"]))
+    if a_form != "array" and out_kind in ("inplace", "overlap"):
+        out_kind = "none"
+        kwargs.pop("where", None)
+    return a_spec, lo, hi, out_kind, out_dtype, kwargs, keywords, a_form
+
+
+def as_form(a, form):
+    if form == "array":
+        return a
+    if form in ("list", "tuple"):
+        items = a.tolist()
+        return tuple(items) if form == "tuple" and isinstance(items, list) else items
+    first = a.ravel()[:1].copy().reshape(())
+    if first.size == 0:
+        return a
+    if form == "0d":
+        return first
+    return first[()].item() if form == "python" else first[()]
 
 
 def make_call(case):
     """A function running one clip implementation on fresh inputs, returning
     (result, out array or None, input array)."""
-    a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords = case
+    a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords, a_form = case
 
     def run(clip):
-        a = build(a_spec)
+        a = as_form(build(a_spec), a_form)
         lo, hi = make_bound(lo_b), make_bound(hi_b)
         kw = dict(kwargs)
         out = None
+        shape, dtype = np.shape(a), np.asarray(a).dtype
         if out_kind in ("fresh", "fresh-other"):
-            out = np.zeros(a.shape, out_dtype or a.dtype.newbyteorder("="))
+            out = np.zeros(shape, out_dtype or dtype.newbyteorder("="))
         elif out_kind == "fresh-strided":     # every axis of out a view with gaps
-            out = np.zeros(a.shape + (2,), a.dtype.newbyteorder("="))[..., 0]
+            out = np.zeros(shape + (2,), dtype.newbyteorder("="))[..., 0]
         elif out_kind == "inplace":
             out = a
         elif out_kind == "overlap":
@@ -97,7 +118,7 @@ def make_call(case):
         if out is None:
             kw.pop("where", None)   # without out, masked-off elements are undefined
         if isinstance(kw.get("where"), str):
-            kw["where"] = (np.arange(a.size).reshape(a.shape) % 3) != 1
+            kw["where"] = (np.arange(np.size(a)).reshape(shape) % 3) != 1
         if out is not None:
             kw["out"] = out
         if keywords:
@@ -110,14 +131,15 @@ def make_call(case):
 
 
 def bf16_rule_applies(case):
-    a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords = case
+    a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords, a_form = case
 
     def bf16_bound(b):
         return b[0] == "none" or (b[0] == "py" and type(b[1]) is not bool) or (
             b[0] != "py" and is_bfloat16(b[1].dtype))
 
     return (is_bfloat16(a_spec.dtype) and bf16_bound(lo_b) and bf16_bound(hi_b)
-            and "dtype" not in kwargs and out_kind != "fresh-other")
+            and "dtype" not in kwargs and out_kind != "fresh-other"
+            and a_form in ("array", "0d"))
 
 
 @given(cases())
@@ -125,14 +147,14 @@ def test_matches_numpy(case):
     run = make_call(case)
     if bf16_rule_applies(case):
         # SPEC section 2: stays bfloat16; the float32 route is the reference
-        a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords = case
+        a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords, a_form = case
         # (out= and in place for bfloat16: tests/test_api.py)
         assume(out_kind == "none" and "where" not in kwargs)
 
         def oracle(a, *args, casting=None, **kw):
             return reference_clip(a, *args, **kw)  # all bfloat16: casting is moot
     else:
-        oracle = np.clip
+        oracle = numpy_clip
     assert_same_outcome(outcome(lambda: run(fastclip.clip)), outcome(lambda: run(oracle)),
                         with_out=True)
 

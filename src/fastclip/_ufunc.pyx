@@ -53,6 +53,7 @@ cdef extern from "numpy/arrayobject.h":
                                 npy_intp *dims, npy_intp *strides, void *data,
                                 int flags, void *obj)
     void *PyArray_Type
+    object PyArray_Scalar(void *data, cnp.dtype descr, object base)
 
 # ---------------------------------------------------------------------------
 # Choosing the kernel build
@@ -474,6 +475,64 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     return res
 
 
+#: the row a Python int becomes (np.asarray(7).dtype: int64, 'l' on Linux,
+#: 'q' on Windows) and a Python float (float64)
+cdef int PY_INT_ROW = ROW_BY_TYPENUM[np.dtype(int).num]
+cdef int PY_FLOAT_ROW = ROW_BY_TYPENUM[np.dtype(float).num]
+#: NumPy scalar type -> row, for the scalar path; not bfloat16, whose scalars
+#: NumPy computes in float32 (only bfloat16 arrays stay bfloat16, SPEC 2)
+cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if ROW_KIND[k] != 3}
+
+
+cdef object _scalar(object a, object a_min, object a_max):
+    """np.clip of a Python int/float or a NumPy scalar of a kernel dtype, with
+    scalar bounds: one element through the same loop, on the stack, returned
+    as the NumPy scalar np.clip returns (np.clip(1.5, 0, 1) is np.float64(1.0)).
+    NotImplemented for anything else (bool, ints beyond int64, bfloat16
+    scalars, which NumPy computes in float32, bounds the fast path does not
+    take exactly), which then goes NumPy's way."""
+    cdef type ta = type(a)
+    cdef int row, overflow = 0
+    cdef long long ll
+    cdef double d
+    cdef unsigned long long x_buf = 0, lo_buf = 0, hi_buf = 0, out_buf = 0
+    cdef char *args[4]
+    cdef npy_intp one = 1
+    cdef npy_intp steps[4]
+    if ta is float:
+        row = PY_FLOAT_ROW
+        d = PyFloat_AS_DOUBLE(a)
+        memcpy(&x_buf, &d, 8)
+    elif ta is int:
+        row = PY_INT_ROW
+        ll = PyLong_AsLongLongAndOverflow(a, &overflow)
+        if overflow:
+            return NotImplemented           # NumPy makes uint64 or object of it
+        memcpy(&x_buf, &ll, 8)
+    else:
+        row = SCALAR_ROWS.get(ta, -1)
+        if row < 0:
+            return NotImplemented
+        cnp.PyArray_ScalarAsCtype(a, &x_buf)
+    if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
+        return NotImplemented
+    args[0] = <char *>&x_buf
+    args[1] = <char *>&lo_buf
+    args[2] = <char *>&hi_buf
+    args[3] = <char *>&out_buf
+    steps[0] = steps[1] = steps[2] = steps[3] = 0
+    LOOPS[row](args, &one, steps, NULL)
+    return PyArray_Scalar(&out_buf, <cnp.dtype>ROW_DTYPES[row], None)
+
+
+cdef object _sequence(object a, object a_min, object a_max, object out):
+    cdef ndarray arr = np.asarray(a)
+    cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(arr)).type_num
+    if 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and ROW_KIND[ROW_BY_TYPENUM[num]] == 3:
+        return NotImplemented
+    return _fast(arr, a_min, a_max, out)
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
          min=np._NoValue, max=np._NoValue, **kwargs):
     """Clip (limit) the values in an array: ``numpy.clip``, faster.
@@ -521,9 +580,24 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     array([-1., -1.,  0.,  1.,  1.], dtype=float32)
     """
     cdef object result
-    if (type(a) is ndarray and not kwargs and min is np._NoValue
-            and max is np._NoValue):
-        result = _fast(<ndarray>a, a_min, a_max, out)
+    cdef type ta = type(a)
+    if not kwargs and min is np._NoValue and max is np._NoValue:
+        if ta is ndarray:
+            result = _fast(<ndarray>a, a_min, a_max, out)
+        elif ta is list or ta is tuple:
+            # np.clip converts a sequence with np.asarray and clips the array;
+            # (a sequence of bfloat16 scalars, like a bfloat16 scalar, is not
+            # an array: NumPy's float32 result, SPEC section 2)
+            result = _sequence(a, a_min, a_max, out)
+        elif out is None:
+            result = _scalar(a, a_min, a_max)
+        else:
+            result = NotImplemented
         if result is not NotImplemented:
             return result
     return _compat.clip(a, a_min, a_max, out, min, max, kwargs)
+
+
+def _scalar_for_tests(a, a_min, a_max):
+    """The scalar path alone (tests/test_calls.py checks which calls it takes)."""
+    return _scalar(a, a_min, a_max)
