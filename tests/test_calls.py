@@ -84,3 +84,100 @@ def test_bounds_product_covers_pairs():
     assert len(BOUNDS) == len(set(map(repr, BOUNDS)))
     assert any(lo is None for lo, _ in BOUNDS) and any(hi is None for _, hi in BOUNDS)
     assert list(itertools.islice(SCALARS, 1)) == [1.5]
+
+
+# ---------------------------------------------------------------------------
+# where= into a given out (the masked kernel of the fast path)
+
+from fastclip._dtypes import DTYPES, numpy_dtype  # noqa: E402
+from tests.arrays import typical_bounds, values  # noqa: E402
+from tests.reference import assert_same  # noqa: E402
+
+KERNEL = [numpy_dtype(r) for r in DTYPES]
+
+
+def _masked_expected(a, lo, hi, out_before, mask):
+    """The unmasked reference, blended into out's old contents by NumPy."""
+    expected = out_before.copy()
+    np.copyto(expected, reference_clip(a, lo, hi), where=mask)
+    return expected
+
+
+def _layouts(dtype, rng):
+    """(a, out inside a guarded buffer, mask) triples of every kind the walk takes."""
+    for n in (0, 1, 7, 1023, 1024, 1025, 3000):
+        a = values(dtype, n, rng)
+        for p in (0.5, 0.95, 0.0, 1.0):
+            yield a, (n,), 1, rng.random(n) < p
+    a2 = values(dtype, 60 * 50, rng).reshape(60, 50)
+    yield a2, (60, 50), 1, rng.random((60, 50)) < 0.5               # C
+    yield np.asfortranarray(a2), (60, 50), "F", np.asfortranarray(rng.random((60, 50)) < 0.5)
+    yield a2, (60, 50), "T", rng.random((60, 50)) < 0.5              # out transposed
+    yield a2, (60, 50), 1, rng.random(50) < 0.5                      # mask (cols,)
+    yield a2, (60, 50), 1, rng.random((60, 1)) < 0.5                 # mask (rows, 1)
+    yield a2, (60, 50), 1, np.array(True)                            # 0-d mask
+    yield a2[:, ::3], (60, 17), 1, rng.random((60, 17)) < 0.5        # strided input
+    yield values(dtype, 2000, rng)[::-2], (1000,), 2, rng.random(1000) < 0.5   # out strided too
+
+
+@pytest.mark.parametrize("dtype", KERNEL, ids=str)
+def test_where_into_out(dtype):
+    rng = np.random.default_rng(99)
+    lo, hi = typical_bounds(dtype)
+    nan_bounds = [(lo, hi)]
+    if dtype.kind == "f" or dtype == KERNEL[-1]:
+        nan_bounds.append((float("nan"), hi))
+    for a, shape, out_kind, mask in _layouts(dtype, rng):
+        for lo_, hi_ in nan_bounds:
+            # out sits in a bigger buffer of a recognisable pattern: bytes
+            # outside out must survive, and so must masked-off elements
+            if out_kind == "T":
+                guard = values(dtype, shape[0] * shape[1] + 16, rng)
+                out = guard[8:-8].reshape(shape[::-1]).T
+            elif out_kind == "F":
+                guard = values(dtype, int(np.prod(shape)) + 16, rng)
+                out = guard[8:-8].reshape(shape[::-1]).T
+                assert out.flags.f_contiguous
+            else:
+                step = out_kind
+                guard = values(dtype, int(np.prod(shape)) * step + 16, rng)
+                out = guard[8:8 + int(np.prod(shape)) * step:step].reshape(shape)
+            guard_before, out_before = guard.copy(), out.copy()
+            expected = _masked_expected(a, lo_, hi_, out_before, mask)
+            r = fastclip.clip(a, lo_, hi_, out=out, where=mask)
+            assert r is out
+            assert_same(out.copy(), expected.copy())
+            inside = np.zeros(guard.size, bool)
+            inside[8:-8] = True
+            outside = ~inside
+            assert guard.view(np.uint8).reshape(guard.size, -1)[outside].tobytes() == \
+                guard_before.view(np.uint8).reshape(guard.size, -1)[outside].tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.float16], ids=str)
+def test_where_in_place_and_odd_masks(dtype):
+    rng = np.random.default_rng(5)
+    dtype = np.dtype(dtype)
+    lo, hi = typical_bounds(dtype)
+    a = values(dtype, 5000, rng)
+    mask = rng.random(5000) < 0.5
+    expected = _masked_expected(a, lo, hi, a, mask)
+    b = a.copy()
+    assert fastclip.clip(b, lo, hi, out=b, where=mask) is b
+    assert_same(b, expected)
+    # masks the kernel does not take give NumPy's answer (or its error)
+    for odd in (mask.astype(np.uint8), mask.tolist(), True, False, mask[:10],
+                np.zeros(0, bool), mask.view(np.int8)):
+        def call(clip):
+            out = a.copy()
+            return clip(a, lo, hi, out=out, where=odd), out, None
+        assert_same_outcome(outcome(lambda: call(fastclip.clip)),
+                            outcome(lambda: call(numpy_clip)), with_out=True)
+    # a mask that shares memory with out: NumPy's buffering decides the answer
+    def overlapping(clip):
+        base = (np.arange(6000) % 3 == 0).astype(np.uint8)
+        out, where = base[:5000], base[1000:6000].view(bool)
+        x = (np.arange(5000) % 7).astype(np.uint8)
+        return clip(x, 1, 4, out=out, where=where), out, None
+    assert_same_outcome(outcome(lambda: overlapping(fastclip.clip)),
+                        outcome(lambda: overlapping(numpy_clip)), with_out=True)

@@ -42,6 +42,10 @@ cdef extern from "parallel.h":
                      npy_intp out_row_step, npy_intp n, const npy_intp *steps,
                      int nthreads) noexcept nogil
 
+ctypedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
+                             const unsigned char *mask, npy_intp n,
+                             const npy_intp *steps, npy_intp s_mask) noexcept nogil
+
 cdef extern from "ufunc_helpers.h":
     void fc_copy_type_resolver(object dst, object src)
 
@@ -91,6 +95,8 @@ _kernels = importlib.import_module("fastclip._kernels_" + SIMD_TARGET)
 
 cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
+cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
+    _kernels.masked_driver(), "fastclip.masked")
 
 # ---------------------------------------------------------------------------
 # The ufunc
@@ -327,32 +333,41 @@ cdef inline void _rows(Walk *w, ndarray x, int inner) noexcept:
     w.step = cnp.PyArray_STRIDE(x, inner)
 
 
-cdef bint _walk(ndarray a, ndarray res, Walk *wa, Walk *wr) noexcept:
-    """How to walk a and res (same shape) together: one run when both are
-    contiguous in the same order (or at most 1-D); for 2-D, rows along the
-    axis with the larger stride in res, so the writes run through memory.
-    Anything else is left to the ufunc's iterator."""
+cdef bint _walk(ndarray a, ndarray res, ndarray mask, Walk *wa, Walk *wr,
+                Walk *wm) noexcept:
+    """How to walk a, res and (unless None) a where= mask, all of one shape,
+    together: one run when all are contiguous in the same order (or at most
+    1-D); for 2-D, rows along the axis with the smaller stride in res, so the
+    writes run through memory. Anything else is left to the ufunc's iterator."""
     cdef int nd = cnp.PyArray_NDIM(a)
     cdef int inner
     cdef npy_intp n = cnp.PyArray_SIZE(a), size = cnp.PyArray_ITEMSIZE(a)
     if nd == 0:
         _one_run(wa, 1, size)
         _one_run(wr, 1, size)
+        _one_run(wm, 1, 1)
         return True
     if nd == 1:
         _one_run(wa, n, cnp.PyArray_STRIDE(a, 0))
         _one_run(wr, n, cnp.PyArray_STRIDE(res, 0))
+        if mask is not None:
+            _one_run(wm, n, cnp.PyArray_STRIDE(mask, 0))
         return True
-    if ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or
-            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res))):
+    if ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res) and
+         (mask is None or cnp.PyArray_IS_C_CONTIGUOUS(mask))) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res) and
+             (mask is None or cnp.PyArray_IS_F_CONTIGUOUS(mask)))):
         _one_run(wa, n, size)
         _one_run(wr, n, size)
+        _one_run(wm, n, 1)
         return True
     if nd != 2:
         return False
     inner = 1 if abs(cnp.PyArray_STRIDE(res, 1)) <= abs(cnp.PyArray_STRIDE(res, 0)) else 0
     _rows(wa, a, inner)
     _rows(wr, res, inner)
+    if mask is not None:
+        _rows(wm, mask, inner)
     return True
 
 
@@ -391,9 +406,49 @@ cdef bint _partly_overlap(ndarray a, ndarray out) noexcept:
     return a_first < o_last and o_first < a_last
 
 
-cdef object _fast(ndarray a, object a_min, object a_max, object out):
+cdef void _masked_rows(fc_loop_t loop, int itemsize, char **args, char *pa, char *pr,
+                       char *pm, Walk *wa, Walk *wr, Walk *wm,
+                       const npy_intp *steps) noexcept nogil:
+    """The where= kernel over each run of the walk (one thread: a block at a
+    time through a stack buffer, csrc/masked.h)."""
+    cdef npy_intp r
+    for r in range(wa.rows):
+        args[0] = pa + r * wa.row_step
+        args[3] = pr + r * wr.row_step
+        MASKED(loop, itemsize, args, <unsigned char *>(pm + r * wm.row_step), wa.n, steps, wm.step)
+
+
+cdef object _mask_for(object where, ndarray a, ndarray res):
+    """where= as a bool array of a's shape the walk can take, or None (the call
+    then goes NumPy's way). A mask that broadcasts is viewed at a's shape
+    (stride 0 where it repeats); one that shares memory with out is left to
+    NumPy's buffering."""
+    cdef ndarray m
+    cdef char *m_first
+    cdef char *m_last
+    cdef char *o_first
+    cdef char *o_last
+    if type(where) is not ndarray:
+        return None
+    m = <ndarray>where
+    if (<cnp.dtype>cnp.PyArray_DESCR(m)).type_num != cnp.NPY_BOOL:
+        return None
+    if not cnp.PyArray_SAMESHAPE(m, a):
+        try:
+            m = np.broadcast_to(m, (<object>a).shape)
+        except ValueError:
+            return None     # NumPy raises its own error
+    if cnp.PyArray_SIZE(a):
+        _extent(m, &m_first, &m_last)
+        _extent(res, &o_first, &o_last)
+        if m_first < o_last and o_first < m_last:
+            return None
+    return m
+
+
+cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
     """Clip through the kernel directly, or return NotImplemented to say the
-    call needs the slow path."""
+    call needs the slow path. where: None, or a where= mask (out given)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype out_descr
     cdef int typenum = descr.type_num
@@ -405,9 +460,11 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     cdef char *pr
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef ndarray res
-    cdef Walk wa, wr
+    cdef ndarray mask = None
+    cdef Walk wa, wr, wm
     cdef fc_loop_t loop
     cdef int threads
+    cdef char *pm
     if typenum < 0 or typenum >= 512:
         return NotImplemented
     row = ROW_BY_TYPENUM[typenum]
@@ -440,9 +497,13 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
         # other overlap needs NumPy's buffering.
         if _partly_overlap(a, res):
             return NotImplemented
-    # walk both in the output's order, so each run is contiguous in memory
+    if where is not None:
+        mask = _mask_for(where, a, res)
+        if mask is None:
+            return NotImplemented
+    # walk them in the output's order, so each run is contiguous in memory
     # at least on the side that is written
-    if not _walk(a, res, &wa, &wr):
+    if not _walk(a, res, mask, &wa, &wr, &wm):
         return NotImplemented
     args[1] = <char *>&lo_buf
     args[2] = <char *>&hi_buf
@@ -454,6 +515,14 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out):
     pa = <char *>cnp.PyArray_DATA(a)
     pr = <char *>cnp.PyArray_DATA(res)
     loop = LOOPS[row]
+    if mask is not None:
+        pm = <char *>cnp.PyArray_DATA(mask)
+        if wa.n * wa.rows < GIL_RELEASE_THRESHOLD:
+            _masked_rows(loop, descr.itemsize, args, pa, pr, pm, &wa, &wr, &wm, steps)
+        else:
+            with nogil:
+                _masked_rows(loop, descr.itemsize, args, pa, pr, pm, &wa, &wr, &wm, steps)
+        return res
     if wa.n * wa.rows < GIL_RELEASE_THRESHOLD:
         for r in range(wa.rows):
             args[0] = pa + r * wa.row_step
@@ -579,22 +648,25 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     >>> fastclip.clip(a, -1, 1, out=a)
     array([-1., -1.,  0.,  1.,  1.], dtype=float32)
     """
-    cdef object result
+    cdef object result = NotImplemented
     cdef type ta = type(a)
-    if not kwargs and min is np._NoValue and max is np._NoValue:
-        if ta is ndarray:
-            result = _fast(<ndarray>a, a_min, a_max, out)
-        elif ta is list or ta is tuple:
-            # np.clip converts a sequence with np.asarray and clips the array;
-            # (a sequence of bfloat16 scalars, like a bfloat16 scalar, is not
-            # an array: NumPy's float32 result, SPEC section 2)
-            result = _sequence(a, a_min, a_max, out)
-        elif out is None:
-            result = _scalar(a, a_min, a_max)
-        else:
-            result = NotImplemented
-        if result is not NotImplemented:
-            return result
+    if min is np._NoValue and max is np._NoValue:
+        if not kwargs:
+            if ta is ndarray:
+                result = _fast(<ndarray>a, a_min, a_max, out)
+            elif ta is list or ta is tuple:
+                # np.clip converts a sequence with np.asarray and clips the array
+                # (a sequence of bfloat16 scalars, like a bfloat16 scalar, is
+                # not an array: NumPy's float32 result, SPEC section 2)
+                result = _sequence(a, a_min, a_max, out)
+            elif out is None:
+                result = _scalar(a, a_min, a_max)
+        elif ta is ndarray and out is not None and len(kwargs) == 1 and "where" in kwargs:
+            # where= into a given out: the masked kernel (without out, NumPy
+            # leaves the masked-off elements of its new array undefined: its way)
+            result = _fast(<ndarray>a, a_min, a_max, out, kwargs["where"])
+    if result is not NotImplemented:
+        return result
     return _compat.clip(a, a_min, a_max, out, min, max, kwargs)
 
 
