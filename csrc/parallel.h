@@ -6,6 +6,8 @@
  * by start * step; bounds with step 0 stay put. Each thread clears its own FP
  * status in the serial loop, as the caller's does.
  *
+ * Several runs (an N-d walk) are split by csrc/walk.h instead.
+ *
  * When: the caller decides (fastclip/_kernels.pyx.in): enough bytes, more than
  * one thread allowed, the interpreter's main thread, not already inside an
  * OpenMP region. The thread count is the smaller of fastclip's setting and
@@ -64,26 +66,6 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
             }
             serial(a, &len, steps, NULL);
         }
-    }
-}
-
-/* A 2-D walk (fastclip._ufunc's fast path): `rows` calls of the loop, one per
- * row, shared among the threads in contiguous bands of rows. */
-static void fc_run_rows(fc_loop_t loop, char *a, char *out, const char *bounds_lo,
-                        const char *bounds_hi, npy_intp rows, npy_intp a_row_step,
-                        npy_intp out_row_step, npy_intp n, const npy_intp *steps,
-                        int nthreads)
-{
-#ifdef _OPENMP
-    #pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
-#else
-    (void)nthreads;
-#endif
-    for (npy_intp r = 0; r < rows; r++) {
-        char *args[4] = {a + r * a_row_step, (char *)bounds_lo, (char *)bounds_hi,
-                         out + r * out_row_step};
-        npy_intp len = n;
-        loop(args, &len, steps, NULL);
     }
 }
 

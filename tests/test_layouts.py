@@ -47,3 +47,57 @@ def test_two_d_views(dtype):
     lo, hi = typical_bounds(dtype)
     for view in (base.T, base[:, ::2], base[::3, ::-2], base[:, 1:]):
         assert_same(fastclip.clip(view, lo, hi), reference_clip(view, lo, hi))
+
+
+def _split_every_call(split):
+    """Threads on for every call (chunk edges everywhere) or as configured."""
+    import threading
+    from fastclip import _threads, _ufunc
+    if split:
+        _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident)
+    else:
+        _threads._apply()
+
+
+def _nd_cases(dtype, rng):
+    """(input, out or None) pairs for the N-d walk: permuted and reversed views,
+    outs transposed from their input (the gathered, buffered walk), length-1
+    and zero-length axes, 5 and 32 dimensions."""
+    base = values(dtype, 6 * 40 * 50, rng).reshape(6, 40, 50)
+    yield base[:, ::2, ::-3], None
+    yield base.transpose(2, 0, 1), None
+    holder = values(dtype, 6 * 40 * 50, rng).reshape(6, 40, 50)
+    yield holder[::-1, 1:, ::2], "inplace"          # reversed and strided, in place
+    yield base, np.empty(base.shape[::-1], dtype).T                     # transposed out
+    yield base, np.empty((40, 6, 50), dtype).transpose(1, 0, 2)         # permuted out
+    yield base[:, :, ::7], np.empty((8, 40, 6), dtype).transpose(2, 1, 0)
+    yield base.transpose(1, 2, 0), np.empty((50, 40, 6), dtype)[::-1].transpose(1, 0, 2)
+    five = values(dtype, 3 * 4 * 5 * 6 * 7, rng).reshape(3, 4, 5, 6, 7)
+    yield five[:, ::-1, :, ::2], None
+    yield five, np.empty(five.shape[::-1], dtype).T
+    yield base[:, :1, :], np.empty((6, 1, 50), dtype)
+    yield base[:, :0, :], None
+    thirty_two = values(dtype, 2**10, rng).reshape((2,) * 10 + (1,) * 22)
+    yield thirty_two.transpose(list(range(31, -1, -1))), None
+    yield thirty_two[::-1], np.empty(thirty_two.shape[::-1], dtype).T
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["configured", "split"])
+@pytest.mark.parametrize("dtype", DTYPES_, ids=str)
+def test_nd_walks(dtype, split):
+    rng = np.random.default_rng(11)
+    lo, hi = typical_bounds(dtype)
+    _split_every_call(split)
+    try:
+        for a, out in _nd_cases(dtype, rng):
+            expected = reference_clip(a, lo, hi)
+            if out is None:
+                assert_same(fastclip.clip(a, lo, hi), expected)
+            elif isinstance(out, str):
+                assert fastclip.clip(a, lo, hi, out=a) is a
+                assert_same(a.copy(), expected.copy())
+            else:
+                assert fastclip.clip(a, lo, hi, out=out) is out
+                assert_same(out.copy(), np.ascontiguousarray(expected))
+    finally:
+        _split_every_call(False)

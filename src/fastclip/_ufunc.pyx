@@ -37,14 +37,19 @@ cdef extern from "float16.h":
 cdef extern from "parallel.h":
     ctypedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
                                const npy_intp *steps, void *data) noexcept nogil
-    void fc_run_rows(fc_loop_t loop, char *a, char *out, const char *bounds_lo,
-                     const char *bounds_hi, npy_intp rows, npy_intp a_row_step,
-                     npy_intp out_row_step, npy_intp n, const npy_intp *steps,
-                     int nthreads) noexcept nogil
 
-ctypedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
-                             const unsigned char *mask, npy_intp n,
-                             const npy_intp *steps, npy_intp s_mask) noexcept nogil
+cdef extern from "walk.h":
+    ctypedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
+                                 const unsigned char *mask, npy_intp n,
+                                 const npy_intp *steps, npy_intp s_mask) noexcept nogil
+    ctypedef struct fc_plan_t:
+        int nd
+    void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape, const npy_intp *a_strides,
+                 const npy_intp *out_strides, const npy_intp *mask_strides) noexcept nogil
+    bint fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize) noexcept nogil
+    void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int itemsize,
+                 char **args, const char *mask, const npy_intp *bound_steps,
+                 int nthreads) noexcept nogil
 
 cdef extern from "ufunc_helpers.h":
     void fc_copy_type_resolver(object dst, object src)
@@ -314,63 +319,6 @@ cdef void _store_uint(int row, unsigned long long v, void *buf) noexcept:
         memcpy(buf, &v, 8)
 
 
-cdef struct Walk:
-    # an array seen as `rows` runs of `n` elements: the kernel runs once a row
-    npy_intp rows, n, row_step, step
-
-
-cdef inline void _one_run(Walk *w, npy_intp n, npy_intp step) noexcept:
-    w.rows = 1
-    w.n = n
-    w.row_step = 0
-    w.step = step
-
-
-cdef inline void _rows(Walk *w, ndarray x, int inner) noexcept:
-    w.rows = cnp.PyArray_DIM(x, 1 - inner)
-    w.n = cnp.PyArray_DIM(x, inner)
-    w.row_step = cnp.PyArray_STRIDE(x, 1 - inner)
-    w.step = cnp.PyArray_STRIDE(x, inner)
-
-
-cdef bint _walk(ndarray a, ndarray res, ndarray mask, Walk *wa, Walk *wr,
-                Walk *wm) noexcept:
-    """How to walk a, res and (unless None) a where= mask, all of one shape,
-    together: one run when all are contiguous in the same order (or at most
-    1-D); for 2-D, rows along the axis with the smaller stride in res, so the
-    writes run through memory. Anything else is left to the ufunc's iterator."""
-    cdef int nd = cnp.PyArray_NDIM(a)
-    cdef int inner
-    cdef npy_intp n = cnp.PyArray_SIZE(a), size = cnp.PyArray_ITEMSIZE(a)
-    if nd == 0:
-        _one_run(wa, 1, size)
-        _one_run(wr, 1, size)
-        _one_run(wm, 1, 1)
-        return True
-    if nd == 1:
-        _one_run(wa, n, cnp.PyArray_STRIDE(a, 0))
-        _one_run(wr, n, cnp.PyArray_STRIDE(res, 0))
-        if mask is not None:
-            _one_run(wm, n, cnp.PyArray_STRIDE(mask, 0))
-        return True
-    if ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res) and
-         (mask is None or cnp.PyArray_IS_C_CONTIGUOUS(mask))) or
-            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res) and
-             (mask is None or cnp.PyArray_IS_F_CONTIGUOUS(mask)))):
-        _one_run(wa, n, size)
-        _one_run(wr, n, size)
-        _one_run(wm, n, 1)
-        return True
-    if nd != 2:
-        return False
-    inner = 1 if abs(cnp.PyArray_STRIDE(res, 1)) <= abs(cnp.PyArray_STRIDE(res, 0)) else 0
-    _rows(wa, a, inner)
-    _rows(wr, res, inner)
-    if mask is not None:
-        _rows(wm, mask, inner)
-    return True
-
-
 cdef void _extent(ndarray a, char **first, char **last) noexcept:
     """The lowest byte a's elements occupy, and one past the highest."""
     cdef int k
@@ -406,20 +354,8 @@ cdef bint _partly_overlap(ndarray a, ndarray out) noexcept:
     return a_first < o_last and o_first < a_last
 
 
-cdef void _masked_rows(fc_loop_t loop, int itemsize, char **args, char *pa, char *pr,
-                       char *pm, Walk *wa, Walk *wr, Walk *wm,
-                       const npy_intp *steps) noexcept nogil:
-    """The where= kernel over each run of the walk (one thread: a block at a
-    time through a stack buffer, csrc/masked.h)."""
-    cdef npy_intp r
-    for r in range(wa.rows):
-        args[0] = pa + r * wa.row_step
-        args[3] = pr + r * wr.row_step
-        MASKED(loop, itemsize, args, <unsigned char *>(pm + r * wm.row_step), wa.n, steps, wm.step)
-
-
 cdef object _mask_for(object where, ndarray a, ndarray res):
-    """where= as a bool array of a's shape the walk can take, or None (the call
+    """where= as a bool array of a's shape, or None (the call
     then goes NumPy's way). A mask that broadcasts is viewed at a's shape
     (stride 0 where it repeats); one that shares memory with out is left to
     NumPy's buffering."""
@@ -446,25 +382,34 @@ cdef object _mask_for(object where, ndarray a, ndarray res):
     return m
 
 
+cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, object out):
+    """The same loop, walked by NumPy's iterator (whose buffering suits short
+    runs close together, csrc/walk.h): the bounds, already converted exactly,
+    as scalars of a's dtype, so the ufunc picks the same loop np.clip's
+    argument handling would (no second pass through fastclip._compat)."""
+    lo_s = PyArray_Scalar(lo, descr, None)
+    hi_s = PyArray_Scalar(hi, descr, None)
+    if out is None:
+        return clip_ufunc(a, lo_s, hi_s)
+    return clip_ufunc(a, lo_s, hi_s, out=out)
+
+
 cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
     """Clip through the kernel directly, or return NotImplemented to say the
     call needs the slow path. where: None, or a where= mask (out given)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype out_descr
     cdef int typenum = descr.type_num
-    cdef int row
-    cdef npy_intp r, n
-    cdef npy_intp steps[4]
+    cdef int row, threads = 1
+    cdef npy_intp size
+    cdef npy_intp bound_steps[2]
     cdef char *args[4]
-    cdef char *pa
-    cdef char *pr
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef ndarray res
     cdef ndarray mask = None
-    cdef Walk wa, wr, wm
-    cdef fc_loop_t loop
-    cdef int threads
-    cdef char *pm
+    cdef fc_plan_t plan
+    cdef fc_masked_t masked = NULL
+    cdef char *pm = NULL
     if typenum < 0 or typenum >= 512:
         return NotImplemented
     row = ROW_BY_TYPENUM[typenum]
@@ -473,15 +418,20 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
         return NotImplemented
     if out is None:
-        if cnp.PyArray_NDIM(a) > 2 and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or
-                                            cnp.PyArray_IS_F_CONTIGUOUS(a)):
-            return NotImplemented
+        if not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
+            # the result takes a's order, so a's own strides tell the plan's
+            # shape; decided before allocating (csrc/walk.h)
+            fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), cnp.PyArray_STRIDES(a),
+                    cnp.PyArray_STRIDES(a), NULL)
+            if where is None and fc_plan_prefers_numpy(&plan, descr.itemsize):
+                return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
         if cnp.PyArray_IS_C_CONTIGUOUS(a):
             # the common case, without NewLikeArray's stride sorting
             Py_INCREF(descr)
             res = PyArray_NewFromDescr(&PyArray_Type, descr, cnp.PyArray_NDIM(a),
                                        cnp.PyArray_DIMS(a), NULL, NULL, 0, NULL)
         else:
+            # np.clip's result keeps a's memory order (NumPy's K order)
             res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
     else:
         if type(out) is not ndarray:
@@ -501,44 +451,32 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         mask = _mask_for(where, a, res)
         if mask is None:
             return NotImplemented
-    # walk them in the output's order, so each run is contiguous in memory
-    # at least on the side that is written
-    if not _walk(a, res, mask, &wa, &wr, &wm):
-        return NotImplemented
-    args[1] = <char *>&lo_buf
-    args[2] = <char *>&hi_buf
-    steps[0] = wa.step
-    steps[1] = 0
-    steps[2] = 0
-    steps[3] = wr.step
-    n = wa.n
-    pa = <char *>cnp.PyArray_DATA(a)
-    pr = <char *>cnp.PyArray_DATA(res)
-    loop = LOOPS[row]
-    if mask is not None:
+        masked = MASKED
         pm = <char *>cnp.PyArray_DATA(mask)
-        if wa.n * wa.rows < GIL_RELEASE_THRESHOLD:
-            _masked_rows(loop, descr.itemsize, args, pa, pr, pm, &wa, &wr, &wm, steps)
+    size = cnp.PyArray_SIZE(a)
+    if size:
+        # runs along the output's smallest stride, dimensions merged where
+        # they can be (csrc/walk.h)
+        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), cnp.PyArray_STRIDES(a),
+                cnp.PyArray_STRIDES(res),
+                cnp.PyArray_STRIDES(mask) if mask is not None else NULL)
+        if mask is None and fc_plan_prefers_numpy(&plan, descr.itemsize):
+            return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
+        args[0] = <char *>cnp.PyArray_DATA(a)
+        args[1] = <char *>&lo_buf
+        args[2] = <char *>&hi_buf
+        args[3] = <char *>cnp.PyArray_DATA(res)
+        bound_steps[0] = bound_steps[1] = 0
+        if size < GIL_RELEASE_THRESHOLD:
+            fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, bound_steps, 1)
         else:
+            # several runs are shared among threads by the rule of one long
+            # run, which the loop splits itself
+            if plan.nd > 1:
+                threads = _kernels.threads_for_bytes(size * descr.itemsize)
             with nogil:
-                _masked_rows(loop, descr.itemsize, args, pa, pr, pm, &wa, &wr, &wm, steps)
-        return res
-    if wa.n * wa.rows < GIL_RELEASE_THRESHOLD:
-        for r in range(wa.rows):
-            args[0] = pa + r * wa.row_step
-            args[3] = pr + r * wr.row_step
-            loop(args, &n, steps, NULL)
-    elif wa.rows == 1:
-        args[0] = pa
-        args[3] = pr
-        with nogil:
-            loop(args, &n, steps, NULL)     # the loop splits a large run itself
-    else:
-        # rows are shared among threads by the same rule as one long run
-        threads = _kernels.threads_for_bytes(wa.n * wa.rows * descr.itemsize)
-        with nogil:
-            fc_run_rows(loop, pa, pr, args[1], args[2], wa.rows,
-                        wa.row_step, wr.row_step, n, steps, threads)
+                fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, bound_steps,
+                        threads)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return res
