@@ -45,14 +45,15 @@ FC_BLEND(npy_uint16)
 FC_BLEND(npy_uint32)
 FC_BLEND(npy_uint64)
 
-/* args: x, lo, hi, out; steps: theirs (the bounds' are 0: scalar bounds). */
+/* args: x, lo, hi, out; steps: theirs (a bound's is 0 when it is a scalar). */
 static void fc_run_masked(fc_loop_t loop, int itemsize, char **args, const npy_bool *mask,
                           npy_intp n, const npy_intp *steps, npy_intp s_mask)
 {
     npy_uint64 buf[FC_MASK_BLOCK];      /* 8 KiB, aligned for every item size */
     for (npy_intp i = 0; i < n; i += FC_MASK_BLOCK) {
         npy_intp m = n - i < FC_MASK_BLOCK ? n - i : FC_MASK_BLOCK;
-        char *a[4] = {args[0] + i * steps[0], args[1], args[2], (char *)buf};
+        char *a[4] = {args[0] + i * steps[0], args[1] + i * steps[1], args[2] + i * steps[2],
+                      (char *)buf};
         npy_intp st[4] = {steps[0], steps[1], steps[2], itemsize};
         loop(a, &m, st, NULL);
         char *out = args[3] + i * steps[3];

@@ -27,19 +27,24 @@ typedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
                             const unsigned char *mask, npy_intp n,
                             const npy_intp *steps, npy_intp s_mask);
 
+/* the operands a plan walks: a bound that is a scalar has stride 0 throughout */
+enum { FC_A, FC_OUT, FC_MASK, FC_LO, FC_HI, FC_OPERANDS };
+
 typedef struct {
     int nd;                               /* >= 1; the last axis is the inner one */
     npy_intp dims[NPY_MAXDIMS];
-    npy_intp strides[3][NPY_MAXDIMS];     /* a, out, mask */
+    npy_intp strides[FC_OPERANDS][NPY_MAXDIMS];
 } fc_plan_t;
 
 static inline npy_intp fc_abs(npy_intp v) { return v < 0 ? -v : v; }
 
-/* shape, and each operand's strides (mask_strides may be NULL) */
-static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape, const npy_intp *a_strides,
-                    const npy_intp *out_strides, const npy_intp *mask_strides)
+/* shape, and each operand's strides (strides[FC_A] ... strides[FC_HI]; NULL
+ * for an operand that does not move: no mask, a scalar bound) */
+static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
+                    const npy_intp *const *strides)
 {
     int axes[NPY_MAXDIMS], k = 0;
+    const npy_intp *a_strides = strides[FC_A], *out_strides = strides[FC_OUT];
     for (int d = 0; d < nd; d++) {
         if (shape[d] != 1) {
             axes[k++] = d;
@@ -61,21 +66,23 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape, const npy_intp 
     }
     p->nd = 0;
     for (int i = 0; i < k; i++) {
-        int ax = axes[i];
-        const npy_intp s[3] = {a_strides[ax], out_strides[ax], mask_strides ? mask_strides[ax] : 0};
-        int m = p->nd - 1;
-        /* merge into the previous (outer) axis when one step of it is a whole
-         * run of this one, in every operand */
-        if (m >= 0 && p->strides[0][m] == s[0] * shape[ax] &&
-                p->strides[1][m] == s[1] * shape[ax] && p->strides[2][m] == s[2] * shape[ax]) {
+        int ax = axes[i], m = p->nd - 1, merge = m >= 0;
+        npy_intp s[FC_OPERANDS];
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            s[o] = strides[o] ? strides[o][ax] : 0;
+            /* merge into the previous (outer) axis when one step of it is a
+             * whole run of this one, in every operand */
+            merge = merge && p->strides[o][m] == s[o] * shape[ax];
+        }
+        if (merge) {
             p->dims[m] *= shape[ax];
-            for (int o = 0; o < 3; o++) {
+            for (int o = 0; o < FC_OPERANDS; o++) {
                 p->strides[o][m] = s[o];
             }
             continue;
         }
         p->dims[p->nd] = shape[ax];
-        for (int o = 0; o < 3; o++) {
+        for (int o = 0; o < FC_OPERANDS; o++) {
             p->strides[o][p->nd] = s[o];
         }
         p->nd++;
@@ -83,7 +90,7 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape, const npy_intp 
     if (p->nd == 0) {                     /* one element (0-d or all lengths 1) */
         p->nd = 1;
         p->dims[0] = 1;
-        for (int o = 0; o < 3; o++) {
+        for (int o = 0; o < FC_OPERANDS; o++) {
             p->strides[o][0] = 0;
         }
     }
@@ -132,57 +139,72 @@ static int fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize)
 {
     int inner = p->nd - 1;
     return p->nd > 1 && p->dims[inner] * itemsize < FC_SHORT_RUN_BYTES &&
-           fc_abs(p->strides[0][inner]) <= 16 * (npy_intp)itemsize;
+           fc_abs(p->strides[FC_A][inner]) <= 16 * (npy_intp)itemsize;
+}
+
+/* Whether the bounds stay put (scalars): the buffered walk needs that. */
+static inline int fc_plan_scalar_bounds(const fc_plan_t *p)
+{
+    for (int d = 0; d < p->nd; d++) {
+        if (p->strides[FC_LO][d] || p->strides[FC_HI][d]) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Runs [first, last) of the plan (a run: every outer index, the inner axis
- * whole). args: a, lo, hi, out at the array starts; steps[1], steps[2]: the
- * bounds' (0). masked: NULL, or the where= driver with mask at its start. */
+ * whole). args: a, lo, hi, out at their starts; mask: the where= mask's start,
+ * with `masked` the where= driver, or NULL. */
 static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked,
                          int itemsize, char *const *args, const char *mask,
-                         const npy_intp *bound_steps, npy_intp first, npy_intp last)
+                         npy_intp first, npy_intp last)
 {
     int outer = p->nd - 1;
     npy_intp idx[NPY_MAXDIMS];
     npy_intp n = p->dims[outer];
-    npy_intp steps[4] = {p->strides[0][outer], bound_steps[0], bound_steps[1], p->strides[1][outer]};
-    char *pa = args[0], *po = args[3];
-    const char *pm = mask;
+    npy_intp steps[4] = {p->strides[FC_A][outer], p->strides[FC_LO][outer],
+                         p->strides[FC_HI][outer], p->strides[FC_OUT][outer]};
+    /* operand pointers, in FC_A ... FC_HI order */
+    char *ptr[FC_OPERANDS] = {args[0], args[3], (char *)mask, args[1], args[2]};
     /* unravel `first` into the outer indices (the last outer axis fastest) */
     npy_intp rest = first;
     for (int d = outer - 1; d >= 0; d--) {
         idx[d] = rest % p->dims[d];
         rest /= p->dims[d];
-        pa += idx[d] * p->strides[0][d];
-        po += idx[d] * p->strides[1][d];
-        pm += idx[d] * p->strides[2][d];
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            ptr[o] += idx[d] * p->strides[o][d];
+        }
     }
-    if (!masked && n * itemsize < FC_SHORT_RUN_BYTES) {
+#define FC_NEXT_RUN()                                                         \
+    for (int d = outer - 1; d >= 0; d--) {                                    \
+        for (int o = 0; o < FC_OPERANDS; o++) {                               \
+            ptr[o] += p->strides[o][d];                                       \
+        }                                                                     \
+        if (++idx[d] < p->dims[d]) {                                          \
+            break;                                                            \
+        }                                                                     \
+        for (int o = 0; o < FC_OPERANDS; o++) {                               \
+            ptr[o] -= p->dims[d] * p->strides[o][d];                          \
+        }                                                                     \
+        idx[d] = 0;                                                           \
+    }
+    if (!masked && n * itemsize < FC_SHORT_RUN_BYTES && fc_plan_scalar_bounds(p)) {
         /* buffered: groups of runs through one contiguous buffer */
         npy_uint64 buf[FC_WALK_BUF_BYTES / 8];
-        char *starts_a[FC_WALK_MAX_GROUP], *starts_o[FC_WALK_MAX_GROUP];
+        char *starts_o[FC_WALK_MAX_GROUP];
         npy_intp run_bytes = n * itemsize;
         npy_intp group = FC_WALK_BUF_BYTES / run_bytes;
         if (group > FC_WALK_MAX_GROUP) {
             group = FC_WALK_MAX_GROUP;
         }
-        npy_intp bsteps[4] = {itemsize, bound_steps[0], bound_steps[1], itemsize};
+        npy_intp bsteps[4] = {itemsize, 0, 0, itemsize};
         for (npy_intp r = first; r < last;) {
             npy_intp g = 0;
             for (; g < group && r < last; g++, r++) {
-                starts_a[g] = pa;
-                starts_o[g] = po;
-                fc_copy_run((char *)buf + g * run_bytes, itemsize, pa, steps[0], n, itemsize);
-                for (int d = outer - 1; d >= 0; d--) {
-                    pa += p->strides[0][d];
-                    po += p->strides[1][d];
-                    if (++idx[d] < p->dims[d]) {
-                        break;
-                    }
-                    pa -= p->dims[d] * p->strides[0][d];
-                    po -= p->dims[d] * p->strides[1][d];
-                    idx[d] = 0;
-                }
+                starts_o[g] = ptr[FC_OUT];
+                fc_copy_run((char *)buf + g * run_bytes, itemsize, ptr[FC_A], steps[0], n, itemsize);
+                FC_NEXT_RUN()
             }
             npy_intp total = g * n;
             char *b[4] = {(char *)buf, args[1], args[2], (char *)buf};
@@ -191,37 +213,25 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked,
                 fc_copy_run(starts_o[k], steps[3], (char *)buf + k * run_bytes, itemsize, n, itemsize);
             }
         }
-        (void)starts_a;
         return;
     }
     for (npy_intp r = first; r < last; r++) {
-        char *run[4] = {pa, args[1], args[2], po};
+        char *run[4] = {ptr[FC_A], ptr[FC_LO], ptr[FC_HI], ptr[FC_OUT]};
         if (masked) {
-            masked(loop, itemsize, run, (const unsigned char *)pm, n, steps, p->strides[2][outer]);
+            masked(loop, itemsize, run, (const unsigned char *)ptr[FC_MASK], n, steps,
+                   p->strides[FC_MASK][outer]);
         }
         else {
             npy_intp len = n;
             loop(run, &len, steps, NULL);
         }
-        /* the odometer: step the last outer axis, carrying into the others */
-        for (int d = outer - 1; d >= 0; d--) {
-            pa += p->strides[0][d];
-            po += p->strides[1][d];
-            pm += p->strides[2][d];
-            if (++idx[d] < p->dims[d]) {
-                break;
-            }
-            pa -= p->dims[d] * p->strides[0][d];
-            po -= p->dims[d] * p->strides[1][d];
-            pm -= p->dims[d] * p->strides[2][d];
-            idx[d] = 0;
-        }
+        FC_NEXT_RUN()
     }
+#undef FC_NEXT_RUN
 }
 
 static void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int itemsize,
-                    char *const *args, const char *mask, const npy_intp *bound_steps,
-                    int nthreads)
+                    char *const *args, const char *mask, int nthreads)
 {
     npy_intp runs = 1;
     for (int d = 0; d < p->nd - 1; d++) {
@@ -236,13 +246,13 @@ static void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int 
         {
             int t = omp_get_thread_num(), nt = omp_get_num_threads();
             npy_intp first = runs * t / nt, last = runs * (t + 1) / nt;
-            fc_walk_runs(p, loop, masked, itemsize, args, mask, bound_steps, first, last);
+            fc_walk_runs(p, loop, masked, itemsize, args, mask, first, last);
         }
         return;
     }
 #endif
     (void)nthreads;
-    fc_walk_runs(p, loop, masked, itemsize, args, mask, bound_steps, 0, runs);
+    fc_walk_runs(p, loop, masked, itemsize, args, mask, 0, runs);
 }
 
 #endif

@@ -181,3 +181,89 @@ def test_where_in_place_and_odd_masks(dtype):
         return clip(x, 1, 4, out=out, where=where), out, None
     assert_same_outcome(outcome(lambda: overlapping(fastclip.clip)),
                         outcome(lambda: overlapping(numpy_clip)), with_out=True)
+
+
+# ---------------------------------------------------------------------------
+# array bounds from the fast path (scalar-bound or per-element loop, chosen as
+# NumPy's iterator would)
+
+def _bounds_cases(dtype, rng):
+    """(a, lo, hi) triples: full-shape, row, column, 0-d and mixed bounds, C
+    and F order, 1-D strided."""
+    a = values(dtype, 40 * 30, rng).reshape(40, 30)
+    full_lo, full_hi = values(dtype, 1200, rng).reshape(40, 30), values(dtype, 1200, rng).reshape(40, 30)
+    row_lo, row_hi = values(dtype, 30, rng), values(dtype, 30, rng)
+    col_lo, col_hi = values(dtype, 40, rng).reshape(40, 1), values(dtype, 40, rng).reshape(40, 1)
+    lo0, hi0 = typical_bounds(dtype)
+    for x in (a, np.asfortranarray(a)):
+        yield x, full_lo, full_hi
+        yield x, np.asfortranarray(full_lo), full_hi
+        yield x, row_lo, row_hi
+        yield x, col_lo, col_hi
+        yield x, row_lo, col_hi
+        yield x, np.array(lo0, dtype), row_hi             # 0-d array bound
+        yield x, lo0, full_hi                             # scalar and array
+        yield x, full_lo, hi0
+    flat = values(dtype, 3000, rng)
+    yield flat[::3], flat[1::3], flat[2::3]               # 1-D strided, all three
+
+
+@pytest.mark.parametrize("dtype", KERNEL, ids=str)
+def test_array_bounds(dtype):
+    rng = np.random.default_rng(17)
+    for a, lo, hi in _bounds_cases(dtype, rng):
+        expected = reference_clip(a, lo, hi)
+        assert_same(fastclip.clip(a, lo, hi), expected)
+        out = np.zeros_like(expected)
+        assert fastclip.clip(a, lo, hi, out=out) is out
+        assert_same(out, expected)
+        if isinstance(lo, np.ndarray) and lo.shape == a.shape and lo.flags.c_contiguous == a.flags.c_contiguous:
+            lo2 = lo.copy(order="K")                      # out=lo: in place on a bound
+            assert fastclip.clip(a, lo2, hi, out=lo2) is lo2
+            assert_same(np.ascontiguousarray(lo2), np.ascontiguousarray(reference_clip(a, lo, hi)))
+
+
+def test_array_bounds_nan_payloads_and_zeros():
+    """NumPy's per-element loop: NaN from x, then lo, then hi; a tie takes the
+    bound. Row bounds over C order are per element, column bounds scalar per
+    row: the bits must be NumPy's either way."""
+    q, p = np.float32(np.uint32(0x7FC00001).view(np.float32)), np.float32(np.uint32(0xFFC00002).view(np.float32))
+    xs = np.array([q, -0.0, 0.0, 1.0, np.nan, -np.inf], np.float32)
+    a = np.tile(xs, (6, 1))
+    for lo in (xs, xs[::-1].copy(), np.full(6, p), xs.reshape(6, 1), np.full((6, 1), -0.0, np.float32)):
+        for hi in (xs[::-1].copy(), np.full(6, 0.0, np.float32), xs.reshape(6, 1)):
+            expected = reference_clip(a, lo, hi)
+            assert_same(fastclip.clip(a, lo, hi), expected)
+            assert_same(fastclip.clip(np.asfortranarray(a), lo, hi),
+                        reference_clip(np.asfortranarray(a), lo, hi))
+
+
+def test_bound_overlapping_out_is_numpys():
+    def call(clip):
+        base = np.arange(-50, 50, dtype=np.float64)
+        x, lo, out = np.linspace(-60, 60, 60), base[10:70], base[20:80]
+        return clip(x, lo, 30.0, out=out), out, None
+    assert_same_outcome(outcome(lambda: call(fastclip.clip)), outcome(lambda: call(numpy_clip)),
+                        with_out=True)
+
+
+@pytest.mark.parametrize("shape", [(3, 20000), (20000, 3), (64, 64, 64), (1000, 100)], ids=str)
+def test_broadcast_bounds_take_numpys_loop(shape):
+    """Whether NumPy runs its scalar-bound loop (keeps -0.0 against a +0.0
+    bound) or its per-element loop (gives +0.0) for bounds that repeat along
+    some axes depends on its iterator's buffering, so on the shape; the bits
+    must be NumPy's for each, C and F order, every broadcast of the bounds."""
+    rng = np.random.default_rng(len(shape))
+    x = np.where(rng.random(shape) < 0.5, -0.0, np.nan).astype(np.float32)
+    for order in ("C", "F"):
+        a = np.asarray(x, order=order)
+        for k in range(len(shape)):
+            bshape = tuple(s if j == k else 1 for j, s in enumerate(shape))
+            for bs in (bshape, bshape[k:], shape[k:]):
+                lo = np.where(rng.random(bs) < 0.5, 0.0, np.float32(np.uint32(0x7FC00005).view(np.float32)))
+                lo = lo.astype(np.float32)
+                hi = np.ones(bs, np.float32)
+                assert_same(fastclip.clip(a, lo, hi), reference_clip(a, lo, hi))
+                out = np.empty(shape, np.float32, order=order)
+                fastclip.clip(a, lo, hi, out=out)
+                assert_same(out, np.asarray(reference_clip(a, lo, hi), order=order))

@@ -44,12 +44,13 @@ cdef extern from "walk.h":
                                  const npy_intp *steps, npy_intp s_mask) noexcept nogil
     ctypedef struct fc_plan_t:
         int nd
-    void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape, const npy_intp *a_strides,
-                 const npy_intp *out_strides, const npy_intp *mask_strides) noexcept nogil
+    enum:
+        FC_A, FC_OUT, FC_MASK, FC_LO, FC_HI, FC_OPERANDS
+    void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
+                 const npy_intp **strides) noexcept nogil
     bint fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize) noexcept nogil
     void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int itemsize,
-                 char **args, const char *mask, const npy_intp *bound_steps,
-                 int nthreads) noexcept nogil
+                 char **args, const char *mask, int nthreads) noexcept nogil
 
 cdef extern from "ufunc_helpers.h":
     void fc_copy_type_resolver(object dst, object src)
@@ -382,6 +383,100 @@ cdef object _mask_for(object where, ndarray a, ndarray res):
     return m
 
 
+cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf,
+                        char **ptr, npy_intp *strides) except -1:
+    """A bound as the walk takes it: 1 when it is a scalar, written into buf;
+    2 when it is an array of a's dtype that broadcasts to a's shape (ptr and
+    strides set, 0 along the axes it repeats); 0 for anything else."""
+    cdef ndarray bb
+    cdef cnp.dtype bd
+    cdef int k, nd = cnp.PyArray_NDIM(a), nd_b, ax
+    cdef bint moves, repeats
+    cdef int inner
+    if _bound_to_c(row, b, buf):
+        ptr[0] = <char *>buf
+        return 1
+    if type(b) is not ndarray:
+        return 0
+    bb = <ndarray>b
+    bd = <cnp.dtype>cnp.PyArray_DESCR(bb)
+    if ((bd is not descr and not cnp.PyArray_EquivTypes(bd, descr))
+            or not cnp.PyArray_ISNBO(bd.byteorder) or not cnp.PyArray_ISALIGNED(bb)):
+        return 0
+    nd_b = cnp.PyArray_NDIM(bb)
+    if nd_b > nd:
+        return 0
+    for k in range(nd):
+        strides[k] = 0
+    for k in range(nd_b):
+        ax = nd - nd_b + k
+        if cnp.PyArray_DIM(bb, k) == cnp.PyArray_DIM(a, ax):
+            strides[ax] = cnp.PyArray_STRIDE(bb, k)
+        elif cnp.PyArray_DIM(bb, k) != 1:
+            return 0                    # NumPy's broadcasting error, its way
+    # A bound that repeats along an axis that can be the inner loop's: whether
+    # NumPy then runs its scalar-bound or its per-element loop depends on how
+    # its iterator buffers (np.clip of -0.0 in (3, 100000) against (3, 1)
+    # bounds keeps -0.0, in (1000, 100) against (1000, 1) gives +0.0), so such
+    # calls go through the iterator itself. A bound moving along a's innermost
+    # axis (a (cols,) bound over C order), or along every axis, is per element
+    # in NumPy whatever it buffers; one moving along none (size 1) is scalar.
+    # (Array bounds are taken only with a and out in one memory order, so a's
+    # innermost axis is the inner loop's, here and in NumPy.)
+    moves = repeats = False
+    inner = -1
+    for k in range(nd):
+        if cnp.PyArray_DIM(a, k) > 1:
+            if strides[k] == 0:
+                repeats = True
+            else:
+                moves = True
+            if inner < 0 or abs(cnp.PyArray_STRIDE(a, k)) <= abs(cnp.PyArray_STRIDE(a, inner)):
+                inner = k
+    if moves and repeats and strides[inner] == 0:
+        return 0
+    ptr[0] = <char *>cnp.PyArray_DATA(bb)
+    return 2
+
+
+cdef bint _same_order(ndarray a, ndarray res) noexcept:
+    """a and res contiguous in one memory order: then the walk's inner axis is
+    the one NumPy's iterator picks, which decides, for bounds that repeat
+    along it, between NumPy's scalar-bound and per-element loops (and so the
+    bits of -0.0 ties and NaN payloads)."""
+    return (cnp.PyArray_NDIM(a) <= 1 or
+            (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res)))
+
+
+cdef bint _all_in_order(ndarray a, object lo, object hi, bint c_order) noexcept:
+    """a, and lo and hi where they are arrays, all contiguous in C (or F) order."""
+    cdef object v
+    for v in (a, lo, hi):
+        if type(v) is ndarray and not (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>v) if c_order
+                                        else cnp.PyArray_IS_F_CONTIGUOUS(<ndarray>v)):
+            return False
+    return True
+
+
+cdef bint _bound_overlaps(ndarray b, ndarray res, npy_intp *b_strides) noexcept:
+    """A bound array that shares memory with out other than element for
+    element (out=lo itself): NumPy's buffering is needed."""
+    cdef char *b_first
+    cdef char *b_last
+    cdef char *o_first
+    cdef char *o_last
+    cdef int k
+    if cnp.PyArray_DATA(b) == cnp.PyArray_DATA(res):
+        for k in range(cnp.PyArray_NDIM(res)):
+            if cnp.PyArray_DIM(res, k) > 1 and b_strides[k] != cnp.PyArray_STRIDE(res, k):
+                return True
+        return False
+    _extent(b, &b_first, &b_last)
+    _extent(res, &o_first, &o_last)
+    return b_first < o_last and o_first < b_last
+
+
 cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, object out):
     """The same loop, walked by NumPy's iterator (whose buffering suits short
     runs close together, csrc/walk.h): the bounds, already converted exactly,
@@ -400,11 +495,15 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype out_descr
     cdef int typenum = descr.type_num
-    cdef int row, threads = 1
+    cdef int row, threads = 1, lo_kind, hi_kind
     cdef npy_intp size
-    cdef npy_intp bound_steps[2]
     cdef char *args[4]
     cdef unsigned long long lo_buf = 0, hi_buf = 0
+    cdef char *lo_ptr
+    cdef char *hi_ptr
+    cdef npy_intp lo_strides[cnp.NPY_MAXDIMS]
+    cdef npy_intp hi_strides[cnp.NPY_MAXDIMS]
+    cdef const npy_intp *strides[FC_OPERANDS]
     cdef ndarray res
     cdef ndarray mask = None
     cdef fc_plan_t plan
@@ -415,14 +514,24 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     row = ROW_BY_TYPENUM[typenum]
     if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
         return NotImplemented
-    if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
+    lo_kind = _bound_operand(row, descr, a_min, a, &lo_buf, &lo_ptr, lo_strides)
+    hi_kind = _bound_operand(row, descr, a_max, a, &hi_buf, &hi_ptr, hi_strides)
+    if lo_kind == 0 or hi_kind == 0:
         return NotImplemented
+    strides[FC_LO] = lo_strides if lo_kind == 2 else NULL
+    strides[FC_HI] = hi_strides if hi_kind == 2 else NULL
+    strides[FC_MASK] = NULL
     if out is None:
-        if not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
+        if lo_kind == 2 or hi_kind == 2:
+            # NumPy's result takes the memory order of all its inputs (K
+            # order): fast only when they agree (and see _same_order)
+            if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
+                return NotImplemented
+        elif not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
             # the result takes a's order, so a's own strides tell the plan's
             # shape; decided before allocating (csrc/walk.h)
-            fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), cnp.PyArray_STRIDES(a),
-                    cnp.PyArray_STRIDES(a), NULL)
+            strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
+            fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
             if where is None and fc_plan_prefers_numpy(&plan, descr.itemsize):
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
         if cnp.PyArray_IS_C_CONTIGUOUS(a):
@@ -447,36 +556,42 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         # other overlap needs NumPy's buffering.
         if _partly_overlap(a, res):
             return NotImplemented
+        if lo_kind == 2 or hi_kind == 2:
+            if not _same_order(a, res):
+                return NotImplemented
+            if ((lo_kind == 2 and _bound_overlaps(<ndarray>a_min, res, lo_strides)) or
+                    (hi_kind == 2 and _bound_overlaps(<ndarray>a_max, res, hi_strides))):
+                return NotImplemented
     if where is not None:
         mask = _mask_for(where, a, res)
         if mask is None:
             return NotImplemented
         masked = MASKED
         pm = <char *>cnp.PyArray_DATA(mask)
+        strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
     size = cnp.PyArray_SIZE(a)
     if size:
         # runs along the output's smallest stride, dimensions merged where
         # they can be (csrc/walk.h)
-        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), cnp.PyArray_STRIDES(a),
-                cnp.PyArray_STRIDES(res),
-                cnp.PyArray_STRIDES(mask) if mask is not None else NULL)
-        if mask is None and fc_plan_prefers_numpy(&plan, descr.itemsize):
+        strides[FC_A] = cnp.PyArray_STRIDES(a)
+        strides[FC_OUT] = cnp.PyArray_STRIDES(res)
+        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+        if (mask is None and lo_kind == 1 and hi_kind == 1
+                and fc_plan_prefers_numpy(&plan, descr.itemsize)):
             return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
         args[0] = <char *>cnp.PyArray_DATA(a)
-        args[1] = <char *>&lo_buf
-        args[2] = <char *>&hi_buf
+        args[1] = lo_ptr
+        args[2] = hi_ptr
         args[3] = <char *>cnp.PyArray_DATA(res)
-        bound_steps[0] = bound_steps[1] = 0
         if size < GIL_RELEASE_THRESHOLD:
-            fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, bound_steps, 1)
+            fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, 1)
         else:
             # several runs are shared among threads by the rule of one long
             # run, which the loop splits itself
             if plan.nd > 1:
                 threads = _kernels.threads_for_bytes(size * descr.itemsize)
             with nogil:
-                fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, bound_steps,
-                        threads)
+                fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, threads)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return res
