@@ -26,6 +26,7 @@ def test_quick_run_prints_the_table_and_json(tmp_path):
     out = tmp_path / "r.json"
     r = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--quick", "--sizes", "16",
                         "--dtypes", "float32,bfloat16", "--repeats", "2", "--no-torch", "--no-scale",
+                        "--no-calls",
                         "--json", str(out)], capture_output=True, text=True, check=True)
     lines = r.stdout.splitlines()
     assert "SIMD" in lines[0] and "numpy" in lines[0]
@@ -52,3 +53,36 @@ def test_plot_without_matplotlib_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(SystemExit, match="pip install matplotlib"):
         bench.plot({"results": [], "system": ""}, "x.png")
+
+
+def test_every_call_case_computes_what_np_clip_does():
+    seen = set()
+    for group, dtype, case, funcs in bench.call_cases():
+        seen.add(group)
+        got, expected = funcs["fastclip"](), funcs["np.clip"]()
+        if dtype == "bfloat16":     # np.clip computes bfloat16 in float32
+            expected = np.asarray(expected).astype(np.asarray(got).dtype)
+        assert type(got) is type(expected) or isinstance(got, np.ndarray), (group, case)
+        assert np.array_equal(np.asarray(got), np.asarray(expected), equal_nan=True), (group, dtype, case)
+    assert seen == {"array bounds", "where=", "N-d views", "scalars and sequences"}
+
+
+@pytest.mark.parametrize("distance", bench.SWEEP_DISTANCES)
+def test_address_sweep_puts_out_where_it_says(distance):
+    case = bench.sweep_case(np.dtype(np.float32), distance, n=5000)
+    out = case["np.copyto"].__closure__
+    arrays = {id(c.cell_contents): c.cell_contents for c in out if isinstance(c.cell_contents, np.ndarray)}
+    x, o = sorted(arrays.values(), key=lambda v: v.ctypes.data)
+    assert (o.ctypes.data - x.ctypes.data) % 4096 == distance
+    assert x.ctypes.data % 4096 == 0 and o.ctypes.data >= x.ctypes.data + x.nbytes
+    case["fastclip"]()
+    assert np.array_equal(o, np.clip(x, *bench._bounds(x.dtype)))
+
+
+def test_calls_table_formats():
+    t = {"fastclip": 1e-6, "np.clip": 4e-6, "torch.clamp": 2e-6, "np.copyto": 1e-6}
+    report = {"system": "s", "results": [],
+              "calls": [{"group": "where=", "dtype": "float32", "case": "c", "seconds": t}],
+              "address_sweep": [{"dtype": "float32", "distance": d, "seconds": t} for d in (0, 64)]}
+    text = bench.format_table(report)
+    assert "4.0x" in text and "2.00x" in text and "1.00   1.00" in text

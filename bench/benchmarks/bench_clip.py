@@ -7,7 +7,7 @@ generated from the dtype table, so the two never drift apart.
 import numpy as np
 
 from fastclip._dtypes import DTYPES
-from fastclip.bench import LAYOUTS_FULL, SIZES_FULL, make_case
+from fastclip.bench import LAYOUTS_FULL, SIZES_FULL, call_cases, make_case
 
 ROWS = {row.name: row for row in DTYPES}
 
@@ -21,4 +21,16 @@ class Clip:
         self.func = case[impl]
 
     def time_clip(self, dtype, n, layout, impl):
+        self.func()
+
+
+class Calls:
+    """The every-call section (array bounds, where=, N-d views, scalars)."""
+    params = ([f"{g}|{d}|{c}" for g, d, c, _ in call_cases()], ["fastclip", "np.clip"])
+    param_names = ["case", "impl"]
+
+    def setup(self, case, impl):
+        self.func = next(f[impl] for g, d, c, f in call_cases() if f"{g}|{d}|{c}" == case)
+
+    def time_call(self, case, impl):
         self.func()

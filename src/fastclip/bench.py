@@ -124,6 +124,156 @@ def time_interleaved(funcs, repeats, min_seconds):
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
+# ---------------------------------------------------------------------------
+# Every call a user makes (issue 10): bounds of every kind, where=, N-d views,
+# scalars and sequences. One thread each side (torch too).
+
+CALL_N = 100_000
+
+
+def _row(name):
+    return next(r for r in DTYPES if r.name == name or numpy_dtype(r).name == name)
+
+
+def _array_bounds_cases(dtype, rng, torch):
+    """(name, funcs) for per-element bounds, n=1e5, out=."""
+    lo_v, hi_v = _bounds(dtype)
+    x = _data(dtype, CALL_N, rng)
+    out = np.empty_like(x)
+    lo = np.full(CALL_N, lo_v, dtype)
+    lo[::3] = _data(dtype, len(lo[::3]), rng).clip(lo_v, hi_v) if dtype.kind in "iu" else lo_v
+    hi = np.full(CALL_N, hi_v, dtype)
+    x2 = x.reshape(1000, 100)
+    out2 = out.reshape(1000, 100)
+    cases = [("bounds both arrays", x, lo, hi, out),
+             ("bounds lo scalar, hi array", x, dtype.type(lo_v), hi, out),
+             ("bounds (1000,100) vs (100,)", x2, lo[:100], hi[:100], out2),
+             ("bounds (1000,100) vs (1000,1)", x2, lo[:1000, None], hi[:1000, None], out2)]
+    for name, a, l, h, o in cases:
+        np_out = None if dtype.name == "bfloat16" else o      # NumPy: float32 result
+        funcs = {"fastclip": lambda a=a, l=l, h=h, o=o: fastclip.clip(a, l, h, out=o),
+                 "np.clip": lambda a=a, l=l, h=h, o=np_out: np.clip(a, l, h, out=o)}
+        if torch is not None and _torch_dtype(torch, dtype) is not None:
+            def tensor(v, shape=a.shape):
+                return _to_torch(torch, np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype), shape)))
+            ta, tl, th, to = _to_torch(torch, a), tensor(l, np.shape(l)), tensor(h, np.shape(h)), _to_torch(torch, o)
+            try:
+                torch.clamp(ta, tl, th, out=to)
+                funcs["torch.clamp"] = lambda ta=ta, tl=tl, th=th, to=to: torch.clamp(ta, tl, th, out=to)
+            except (RuntimeError, TypeError):
+                pass
+        yield name, funcs
+
+
+def _where_cases(dtype, rng):
+    lo, hi = _bounds(dtype)
+    x = _data(dtype, CALL_N, rng)
+    out = np.zeros_like(x)
+    for p in (0.5, 0.95):
+        mask = rng.random(CALL_N) < p
+        yield (f"where= {int(p * 100)}% true, out=",
+               {"fastclip": lambda m=mask: fastclip.clip(x, lo, hi, out=out, where=m),
+                "np.clip": lambda m=mask: np.clip(x, lo, hi, out=out, where=m)})
+
+
+def _nd_cases(dtype, rng):
+    lo, hi = _bounds(dtype)
+    base3 = _data(dtype, 64 * 128 * 128, rng).reshape(64, 128, 128)
+    base4 = _data(dtype, 16 * 16 * 64 * 64, rng).reshape(16, 16, 64, 64)
+    t3 = np.empty(base3.shape[::-1], dtype).T
+    t4 = np.empty(base4.shape[::-1], dtype).T
+    inplace = base3.copy()[::-1, :, ::3]
+    views = [("3-D x[:, ::2, ::2], new", lambda c: c(base3[:, ::2, ::2], lo, hi)),
+             ("4-D x[::2, :, ::2, 1:], new", lambda c: c(base4[::2, :, ::2, 1:], lo, hi)),
+             ("3-D, out= transposed view", lambda c: c(base3, lo, hi, out=t3)),
+             ("4-D, out= transposed view", lambda c: c(base4, lo, hi, out=t4)),
+             ("3-D x[::-1, :, ::3], in place", lambda c: c(inplace, lo, hi, out=inplace))]
+    for name, f in views:
+        yield name, {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip)}
+
+
+def _scalar_cases():
+    ints16, floats16 = list(range(16)), tuple(float(i) for i in range(16))
+    cases = [("Python float", lambda c: c(1.5, 0.0, 1.0)),
+             ("Python int", lambda c: c(7, 0, 5)),
+             ("np.float64 scalar", lambda c: c(np.float64(1.5), -1.0, 1.0)),
+             ("np.float32 scalar", lambda c: c(np.float32(3.0), 0, 1)),
+             ("0-d float64 array", lambda c, z=np.array(1.5): c(z, 0, 1)),
+             ("list of 16 ints", lambda c: c(ints16, 3, 9)),
+             ("tuple of 16 floats", lambda c: c(floats16, 3.0, 9.0))]
+    for name, f in cases:
+        yield name, {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip)}
+
+
+CALL_DTYPES = {
+    "array bounds": ("float32", "float64", "int32", "uint8", "float16", "bfloat16"),
+    "where=": ("float32", "float64", "uint8", "float16"),
+    "N-d views": ("float32", "uint8", "float16"),
+}
+
+
+def call_cases(torch=None):
+    """(group, dtype name, case name, funcs) for every call of the section."""
+    rng = np.random.default_rng(4)
+    for name in CALL_DTYPES["array bounds"]:
+        for case, funcs in _array_bounds_cases(numpy_dtype(_row(name)), rng, torch):
+            yield "array bounds", name, case, funcs
+    for name in CALL_DTYPES["where="]:
+        for case, funcs in _where_cases(numpy_dtype(_row(name)), rng):
+            yield "where=", name, case, funcs
+    for name in CALL_DTYPES["N-d views"]:
+        for case, funcs in _nd_cases(numpy_dtype(_row(name)), rng):
+            yield "N-d views", name, case, funcs
+    for case, funcs in _scalar_cases():
+        yield "scalars and sequences", "-", case, funcs
+
+
+SWEEP_DTYPES = ("float16", "float32", "float64", "uint8", "bfloat16")
+SWEEP_DISTANCES = (0, 32, 64, 128, 256, 1024, 4064)
+
+
+def sweep_case(dtype, distance, n=CALL_N):
+    """x and out n elements each, out starting `distance` bytes past a 4 KiB
+    multiple of x's start (out - x = k * 4096 + distance, no overlap)."""
+    nbytes = n * dtype.itemsize
+    buf = np.empty(2 * nbytes + 4 * 4096, np.uint8)
+    start = -buf.ctypes.data % 4096
+    x = buf[start:start + nbytes].view(dtype)
+    x[...] = _data(dtype, n, np.random.default_rng(5))
+    out_start = start + (nbytes + 4095) // 4096 * 4096 + 4096 + distance
+    out = buf[out_start:out_start + nbytes].view(dtype)
+    lo, hi = _bounds(dtype)
+    return {"fastclip": lambda: fastclip.clip(x, lo, hi, out=out),
+            "np.copyto": lambda: np.copyto(out, x)}
+
+
+def calls_section(torch, repeats, min_seconds, progress=None):
+    rows, sweep = [], []
+    torch_threads = torch.get_num_threads() if torch is not None else None
+    before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)
+    if torch is not None:
+        torch.set_num_threads(1)
+    try:
+        for group, dtype, case, funcs in call_cases(torch):
+            if progress is not None:
+                print(f"[calls] {group}: {dtype} {case}", file=progress, flush=True)
+            rows.append({"group": group, "dtype": dtype, "case": case,
+                         "seconds": time_interleaved(funcs, repeats, min_seconds)})
+        for name in SWEEP_DTYPES:
+            dtype = numpy_dtype(_row(name))
+            if progress is not None:
+                print(f"[address sweep] {name}", file=progress, flush=True)
+            for d in SWEEP_DISTANCES:
+                sweep.append({"dtype": name, "distance": d,
+                              "seconds": time_interleaved(sweep_case(dtype, d), repeats, min_seconds)})
+    finally:
+        fastclip.set_num_threads(before)
+        if torch is not None:
+            torch.set_num_threads(torch_threads)
+    return rows, sweep
+
+
 SCALE_DTYPES = ("float32", "float64", "ubyte", "bfloat16")
 SCALE_N = 2**24
 
@@ -244,7 +394,7 @@ def _fmt_time(s):
 
 
 def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_torch=True,
-        progress=sys.stderr, scale=True):
+        progress=sys.stderr, scale=True, calls=True):
     try:
         import torch  # noqa: F401
         torch = torch if use_torch else None
@@ -274,6 +424,9 @@ def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_to
         fastclip.set_num_threads(threads_before)
     report = {"system": system_line(torch), "config": config(), "repeats": repeats,
               "results": results}
+    if calls:
+        report["calls"], report["address_sweep"] = calls_section(torch, repeats, min_seconds,
+                                                                 progress)
     if scale:
         report["threads"] = threads_section(torch, repeats, progress)
         if progress is not None:
@@ -302,6 +455,25 @@ def format_table(report):
     lines.append("speedup = np.clip time / fastclip time; vs copyto = fastclip time / np.copyto "
                  "time of the same array (1.0 = a memory copy's speed); vs torch = torch.clamp "
                  "time / fastclip time. Medians of repeats, interleaved.")
+    if report.get("calls"):
+        lines += ["", "Every call (one thread each; torch.clamp with tensor bounds; n = 1e5 unless named)",
+                  f"{'group':<22} {'dtype':<9} {'case':<32} {'fastclip':>10} {'np.clip':>10} "
+                  f"{'speedup':>8} {'torch':>10} {'vs torch':>8}"]
+        for r in report["calls"]:
+            t = r["seconds"]
+            fc, npc, th = t["fastclip"], t["np.clip"], t.get("torch.clamp")
+            lines.append(f"{r['group']:<22} {r['dtype']:<9} {r['case']:<32} {_fmt_time(fc):>10} "
+                         f"{_fmt_time(npc):>10} {npc / fc:>7.1f}x "
+                         f"{(_fmt_time(th) if th else '-'):>10} {(f'{th / fc:.2f}x' if th else '-'):>8}")
+    if report.get("address_sweep"):
+        dists = list(dict.fromkeys(r["distance"] for r in report["address_sweep"]))
+        lines += ["", "Address sweep: n = 1e5 out=, fastclip time / np.copyto time, by the distance "
+                  "(out - x) mod 4096 in bytes",
+                  f"{'dtype':<10} " + " ".join(f"{d:>6}" for d in dists)]
+        for name in dict.fromkeys(r["dtype"] for r in report["address_sweep"]):
+            cells = [r["seconds"]["fastclip"] / r["seconds"]["np.copyto"]
+                     for r in report["address_sweep"] if r["dtype"] == name]
+            lines.append(f"{name:<10} " + " ".join(f"{c:>6.2f}" for c in cells))
     if report.get("threads"):
         lines += ["", f"Threads, n = 2**24 (all = {report['threads'][0]['threads']}; torch.clamp "
                   "with its default threads)",
@@ -370,6 +542,8 @@ def main(argv=None):
     p.add_argument("--no-torch", action="store_true", help="leave torch.clamp out")
     p.add_argument("--no-scale", action="store_true",
                    help="leave out the threads, concurrency and Dask sections")
+    p.add_argument("--no-calls", action="store_true",
+                   help="leave out the every-call section and the address sweep")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="also plot the speedups (needs matplotlib)")
     args = p.parse_args(argv)
@@ -380,7 +554,7 @@ def main(argv=None):
                  dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
                  sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
                  layouts=layouts, repeats=args.repeats, use_torch=not args.no_torch,
-                 scale=not args.no_scale)
+                 scale=not args.no_scale, calls=not args.no_calls)
     print(format_table(report))
     if args.json:
         with open(args.json, "w") as f:
