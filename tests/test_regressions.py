@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import fastclip
-from tests.reference import assert_same, assert_same_outcome, outcome, reference_clip
+from tests.reference import assert_same, assert_same_outcome, numpy_clip, outcome, reference_clip
 
 BF16 = ml_dtypes.bfloat16
 
 
-def compare(make, oracle=np.clip):
+def compare(make, oracle=numpy_clip):
     assert_same_outcome(outcome(lambda: make(fastclip.clip)), outcome(lambda: make(oracle)))
 
 
@@ -103,3 +103,13 @@ def test_only_the_chosen_kernel_module_is_imported():
                            env={**__import__("os").environ, "FASTCLIP_SIMD": target})
         chosen, loaded = r.stdout.split(" ", 1)
         assert loaded.strip() == str([f"fastclip._kernels_{chosen}"]), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("a_type, bound_type", [("l", "q"), ("q", "l"), ("L", "Q"), ("Q", "L")])
+def test_equivalent_int64_types_in_array_bounds(a_type, bound_type):
+    # int64 'l' and 'q' (and uint64 'L', 'Q') are equivalent but distinct
+    # types; with a bound array of the other one NumPy's loop search may pick
+    # its loop, and the result's scalar type follows. The fast path takes only
+    # bounds of a's own type.
+    compare(lambda clip: clip(np.zeros((), a_type), 0, np.zeros((), bound_type)))
+    compare(lambda clip: clip(np.arange(6, dtype=a_type), 1, np.full(6, 3, bound_type)))

@@ -400,8 +400,12 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
         return 0
     bb = <ndarray>b
     bd = <cnp.dtype>cnp.PyArray_DESCR(bb)
-    if ((bd is not descr and not cnp.PyArray_EquivTypes(bd, descr))
-            or not cnp.PyArray_ISNBO(bd.byteorder) or not cnp.PyArray_ISALIGNED(bb)):
+    # the same type, not only an equivalent one: with an int64 'q' bound on an
+    # int64 'l' array NumPy's loop search can pick the 'q' loop, and np.clip
+    # then returns np.longlong where a's own type would be np.int64
+    # (Hypothesis found it)
+    if (bd.type_num != descr.type_num or not cnp.PyArray_ISNBO(bd.byteorder)
+            or not cnp.PyArray_ISALIGNED(bb)):
         return 0
     nd_b = cnp.PyArray_NDIM(bb)
     if nd_b > nd:
