@@ -117,10 +117,15 @@ def optional_kernel_flags(family):
     hit a slow case depended on where the linker put each (identical) loop:
     n=2**24 out= on one thread, int64 'q' took 15.1 ms and uint32 4.8 ms
     while 'l' took 7.7 ms and int32 3.1 ms; aligned, no row is past 9.7 ms /
-    3.3 ms. (clang accepts it from version 13.)"""
+    3.3 ms. (clang accepts it from version 13.)
+
+    -funroll-loops: GCC leaves the vectorised loops at one vector per
+    iteration; unrolled, float32 with scalar bounds in cache through the ufunc
+    went from 9.6 to 8.7 us at 65536 elements (NumPy's own, unrolled, loop:
+    7.7-9.0 us in the same runs)."""
     if _style(family) == "msvc":
         return []
-    return ["-falign-loops=64"]
+    return ["-falign-loops=64", "-funroll-loops"]
 
 
 def openmp_flags(family):
