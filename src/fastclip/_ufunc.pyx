@@ -501,6 +501,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     cdef int typenum = descr.type_num
     cdef int row, threads = 1, lo_kind, hi_kind
     cdef npy_intp size
+    cdef npy_intp steps[4]
     cdef char *args[4]
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef char *lo_ptr
@@ -574,7 +575,23 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         pm = <char *>cnp.PyArray_DATA(mask)
         strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
     size = cnp.PyArray_SIZE(a)
-    if size:
+    if (size and mask is None and lo_kind == 1 and hi_kind == 1 and
+            (cnp.PyArray_NDIM(a) <= 1 or _same_order(a, res))):
+        # The common call, one run: the loop directly. (Through the plan and
+        # the walk a float32 n=16 out= call took 187 ns instead of 135.)
+        args[0] = <char *>cnp.PyArray_DATA(a)
+        args[1] = lo_ptr
+        args[2] = hi_ptr
+        args[3] = <char *>cnp.PyArray_DATA(res)
+        steps[0] = cnp.PyArray_STRIDE(a, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        steps[1] = steps[2] = 0
+        steps[3] = cnp.PyArray_STRIDE(res, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        if size < GIL_RELEASE_THRESHOLD:
+            LOOPS[row](args, &size, steps, NULL)
+        else:
+            with nogil:
+                LOOPS[row](args, &size, steps, NULL)    # the loop splits a large run itself
+    elif size:
         # runs along the output's smallest stride, dimensions merged where
         # they can be (csrc/walk.h)
         strides[FC_A] = cnp.PyArray_STRIDES(a)
