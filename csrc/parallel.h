@@ -50,7 +50,7 @@ static inline int fc_have_openmp(void)
 }
 
 static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
-                            const npy_intp *steps, int nthreads)
+                            const npy_intp *steps, void *data, int nthreads)
 {
     npy_intp chunk = ((n + nthreads - 1) / nthreads + 63) & ~(npy_intp)63;
 #ifdef _OPENMP
@@ -64,7 +64,7 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
             for (int k = 0; k < 4; k++) {
                 a[k] = args[k] + start * steps[k];
             }
-            serial(a, &len, steps, NULL);
+            serial(a, &len, steps, data);
         }
     }
 }

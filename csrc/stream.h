@@ -38,6 +38,14 @@
 
 #define FC_STREAM_MIN_BYTES (16 << 20)
 
+/* A loop's `data` (NULL from NumPy's iterator) set to this by the fast path:
+ * the output was just allocated. Its pages are faulted in (and zeroed, through
+ * the cache) by the stores themselves, and streaming stores then lose:
+ * float32 n=2**24 new result, one thread, Intel Xeon: 21.6 ms streamed, 15.1
+ * ms with plain stores (np.clip 14.9 ms); into an existing out= streaming
+ * wins (5.9 ms against 9.3). */
+#define FC_FRESH_OUTPUT ((void *)1)     /* a tag, never dereferenced (one value in every module) */
+
 static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
 {
 #if defined(__AVX__)

@@ -52,6 +52,9 @@ cdef extern from "walk.h":
     void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int itemsize,
                  char **args, const char *mask, int nthreads) noexcept nogil
 
+cdef extern from "stream.h":
+    void *FC_FRESH_OUTPUT
+
 cdef extern from "ufunc_helpers.h":
     void fc_copy_type_resolver(object dst, object src)
 
@@ -502,6 +505,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     cdef int row, threads = 1, lo_kind, hi_kind
     cdef npy_intp size
     cdef npy_intp steps[4]
+    cdef void *fresh
     cdef char *args[4]
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef char *lo_ptr
@@ -586,11 +590,13 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         steps[0] = cnp.PyArray_STRIDE(a, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
         steps[1] = steps[2] = 0
         steps[3] = cnp.PyArray_STRIDE(res, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        # a new result is written without streaming stores (stream.h says why)
+        fresh = FC_FRESH_OUTPUT if out is None else NULL
         if size < GIL_RELEASE_THRESHOLD:
-            LOOPS[row](args, &size, steps, NULL)
+            LOOPS[row](args, &size, steps, fresh)
         else:
             with nogil:
-                LOOPS[row](args, &size, steps, NULL)    # the loop splits a large run itself
+                LOOPS[row](args, &size, steps, fresh)   # the loop splits a large run itself
     elif size:
         # runs along the output's smallest stride, dimensions merged where
         # they can be (csrc/walk.h)
