@@ -44,6 +44,25 @@ def main(path):
             print(f"| {x['dtype']} {x['layout']} | {one * 1e3:.2f} ms | {allt * 1e3:.2f} ms | "
                   f"{t['np.clip'] * 1e3:.2f} ms | {th * 1e3:.2f} ms | {th / allt:.2f}x | "
                   f"{t['np.clip'] / allt:.2f}x |")
+    if r.get("calls"):
+        print("\n| every call (n=1e5 unless named; one thread) | dtype | speedup over np.clip | "
+              "vs torch.clamp (tensor bounds) |")
+        print("| --- | --- | --- | --- |")
+        for x in r["calls"]:
+            t = x["seconds"]
+            th = t.get("torch.clamp")
+            vs_torch = f"{th / t['fastclip']:.2f}x" if th else "-"
+            print(f"| {x['group']}: {x['case']} | {x['dtype']} | "
+                  f"{t['np.clip'] / t['fastclip']:.1f}x | {vs_torch} |")
+    if r.get("address_sweep"):
+        dists = list(dict.fromkeys(x["distance"] for x in r["address_sweep"]))
+        print("\n| n=1e5 out=, time / np.copyto, by (out - x) mod 4096 | "
+              + " | ".join(f"{d} B" for d in dists) + " |")
+        print("| --- |" + " --- |" * len(dists))
+        for d in dict.fromkeys(x["dtype"] for x in r["address_sweep"]):
+            cells = [x["seconds"]["fastclip"] / x["seconds"]["np.copyto"]
+                     for x in r["address_sweep"] if x["dtype"] == d]
+            print(f"| {d} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
     for key, a, b in (("concurrency", "sequential", "2 threads"),
                       ("dask", "dask.array.clip", "fastclip.clip")):
         if r.get(key):
