@@ -138,7 +138,8 @@ def bf16_rule_applies(case):
             b[0] != "py" and is_bfloat16(b[1].dtype))
 
     return (is_bfloat16(a_spec.dtype) and bf16_bound(lo_b) and bf16_bound(hi_b)
-            and "dtype" not in kwargs and out_kind != "fresh-other"
+            and "dtype" not in kwargs
+            and (out_kind != "fresh-other" or is_bfloat16(out_dtype))   # an out of a's dtype
             and a_form in ("array", "0d"))
 
 

@@ -113,3 +113,16 @@ def test_equivalent_int64_types_in_array_bounds(a_type, bound_type):
     # bounds of a's own type.
     compare(lambda clip: clip(np.zeros((), a_type), 0, np.zeros((), bound_type)))
     compare(lambda clip: clip(np.arange(6, dtype=a_type), 1, np.full(6, 3, bound_type)))
+
+
+def test_bfloat16_out_of_its_own_dtype_keeps_the_bfloat16_rule():
+    # Hypothesis drew a "fresh-other" out whose dtype was bfloat16 itself; the
+    # property test took NumPy as the oracle, whose route raises ("expected
+    # number, got int": ml_dtypes converting 2**63). SPEC section 2: the bound
+    # rounds to bfloat16 through float32 and the result stays bfloat16.
+    for x, expected in ((0.0, 0.0), (3e19, float(np.float32(2**63)))):
+        a = np.array(x, BF16)
+        out = np.zeros((), BF16)
+        r = fastclip.clip(a, min=None, max=2**63, out=out, casting="unsafe")
+        assert r is out and out.dtype == BF16
+        assert float(out) == float(np.float32(expected).astype(BF16))
