@@ -102,6 +102,22 @@ SIMD_TARGET = _choose_target(COMPILED_TARGETS, CPU_LEVEL,
                              os.environ.get("FASTCLIP_SIMD", "").strip().lower())
 _kernels = importlib.import_module("fastclip._kernels_" + SIMD_TARGET)
 
+def _numpy_buffers_scalar_bounds():
+    """Whether the installed NumPy's iterator copies scalar bounds into its
+    buffers for a walk of several runs, so that its loop sees them move and
+    runs per element (a NaN x's payload then survives a NaN bound). NumPy 2.1
+    does (np.clip of a (60, 50)[:, ::3] view keeps x's NaN); 2.4 does not.
+    Asked of NumPy's own clip, never of whatever numpy.clip is bound to."""
+    x = np.full((4, 16), 0xFFC00001, np.uint32).view(np.float32)[:, ::3]
+    r = np._core.fromnumeric.clip(x, np.nan, 1.0)
+    return bool(r.view(np.uint32)[0, 0] == 0xFFC00001)
+
+
+#: where NumPy does, fastclip hands every walk of several runs to NumPy's
+#: iterator with its own loops, so the loop sees what it sees in NumPy
+cdef bint MULTI_RUN_WALKS_TO_NUMPY = _numpy_buffers_scalar_bounds()
+MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS = MULTI_RUN_WALKS_TO_NUMPY
+
 cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
 cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
@@ -541,7 +557,8 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
             # shape; decided before allocating (csrc/walk.h)
             strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
             fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
-            if where is None and fc_plan_prefers_numpy(&plan, descr.itemsize):
+            if where is None and (fc_plan_prefers_numpy(&plan, descr.itemsize) or
+                                  (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
         if cnp.PyArray_IS_C_CONTIGUOUS(a):
             # the common case, without NewLikeArray's stride sorting
@@ -603,6 +620,10 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         strides[FC_A] = cnp.PyArray_STRIDES(a)
         strides[FC_OUT] = cnp.PyArray_STRIDES(res)
         fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+        if MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1:
+            if mask is None and lo_kind == 1 and hi_kind == 1:
+                return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
+            return NotImplemented
         if (mask is None and lo_kind == 1 and hi_kind == 1
                 and fc_plan_prefers_numpy(&plan, descr.itemsize)):
             return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
