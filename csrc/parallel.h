@@ -1,23 +1,57 @@
-/* Splitting one loop call across threads (OpenMP).
+/* Splitting one call across threads, so that a split never costs.
  *
- * Every clip loop is elementwise, so a call is cut into one contiguous chunk
- * per thread (a multiple of 64 elements, so chunks start on cache lines when
- * the array does) and each chunk runs the serial loop with its pointers moved
- * by start * step; bounds with step 0 stay put. Each thread clears its own FP
- * status in the serial loop, as the caller's does.
+ * A call is an index range (elements of one loop call, or runs of an N-d walk,
+ * csrc/walk.h) cut into one contiguous part per thread, and each part into
+ * chunks. The calling thread publishes the job and starts on part 0 at once;
+ * a helper that is awake takes the next part nobody has joined. Chunks are
+ * claimed one at a time from each part's counter, and whoever runs out of its
+ * own part claims the chunks left in the others'. The call is done when every
+ * chunk is done: the caller never waits for a thread that has not started,
+ * only for chunks already running.
  *
- * Several runs (an N-d walk) are split by csrc/walk.h instead.
+ * Helpers asleep when a call starts are left asleep for it: the call runs on
+ * the caller alone, and they are woken afterwards if calls are coming close
+ * together (fc_pool_retire). So at worst a split call runs at one thread's
+ * speed plus a few lock operations.
  *
- * When: the caller decides (fastclip/_kernels.pyx.in): enough bytes, more than
- * one thread allowed, the interpreter's main thread, not already inside an
- * OpenMP region. The thread count is the smaller of fastclip's setting and
- * omp_get_max_threads(), so threadpoolctl's limits on OpenMP apply.
+ * Why not an OpenMP parallel region, as before (issue 11): its closing barrier
+ * waits for every thread of the team, and a helper asleep on an idle vCPU took
+ * 4-7 ms to wake on this project's VMs. float32 out= after a 20 ms idle gap,
+ * all threads / one thread: 16.6x at 2**18, 5.6x at 2**20, 1.2x at 2**24.
+ *
+ * The parts keep locality: back to back, each thread clips the same part of
+ * the same array call after call, as a static OpenMP schedule did.
+ *
+ * One pool per process: fastclip._ufunc defines FC_POOL_OWNER and owns it
+ * (the N-d walks run there); the kernel module in use is handed
+ * fc_parallel_range through a capsule (configure_threads), so 1-D and N-d
+ * calls share the same helpers and a spinning helper of one never takes the
+ * core the other's needs. Until it is handed over, a kernel module runs every
+ * call on one thread.
+ *
+ * Helpers are POSIX threads, started at the first split call. After a job a
+ * helper spins for FC_SPIN_NS before it sleeps, so calls that follow closely
+ * find it awake (as OpenMP runtimes spin before sleeping). Another library's
+ * OpenMP workers spinning after its own calls (torch's) take the cores the
+ * helpers would use; the caller then does the work alone.
+ * After fork() the child has none of them; a handler forgets them and the
+ * child starts its own at its first split call.
+ *
+ * The thread count is still OpenMP's business: the smaller of fastclip's
+ * setting and omp_get_max_threads(), so threadpoolctl's limits on the OpenMP
+ * runtime fastclip links apply, and a call from inside an OpenMP region runs
+ * on one thread. A build without OpenMP runs every call on one thread, and
+ * Windows (no pthreads under MSVC) keeps an OpenMP region.
+ *
+ * When to split: the caller decides (fastclip/_kernels.pyx.in): enough bytes,
+ * more than one thread allowed, the interpreter's main thread.
  */
 #ifndef FASTCLIP_PARALLEL_H
 #define FASTCLIP_PARALLEL_H
 
 #include <Python.h>
 #include <numpy/npy_common.h>
+#include "stream.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -26,6 +60,30 @@
 typedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
                           const npy_intp *steps, void *data);
 
+/* work on the indices [first, last) of a job */
+typedef void (*fc_range_fn)(void *ctx, npy_intp first, npy_intp last);
+
+/* fc_parallel_range's type, as handed to the kernel modules */
+typedef void (*fc_parallel_range_t)(fc_range_fn fn, void *ctx, npy_intp total, npy_intp grain,
+                                    int nthreads);
+
+#if defined(_OPENMP) && !defined(_WIN32)
+#define FC_POOL 1
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#else
+#define FC_POOL 0
+#endif
+
+
+#define FC_MAX_THREADS 64      /* a memory-bound clip gains nothing beyond this */
+#define FC_CHUNKS_PER_PART 8   /* so a late helper still finds work to share */
+#define FC_MIN_CHUNK_BYTES (64 << 10)
+#ifndef FC_MAX_CHUNK_GRAINS
+#define FC_MAX_CHUNK_GRAINS 8
+#endif
+
 static inline int fc_openmp_threads(int wanted)
 {
 #ifdef _OPENMP
@@ -33,6 +91,9 @@ static inline int fc_openmp_threads(int wanted)
         return 1;
     }
     int cap = omp_get_max_threads();
+    if (cap > FC_MAX_THREADS) {
+        cap = FC_MAX_THREADS;
+    }
     return wanted < cap ? wanted : cap;
 #else
     (void)wanted;
@@ -49,24 +110,370 @@ static inline int fc_have_openmp(void)
 #endif
 }
 
-static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
-                            const npy_intp *steps, void *data, int nthreads)
+#ifdef FC_POOL_OWNER
+#if FC_POOL
+
+/* How long a helper spins for the next job before it sleeps: calls up to
+ * 5 ms apart find it awake (float32 2**20 out= with 2 ms gaps, 2 threads / 1
+ * thread: 0.71 on the 2-core Intel Xeon VM; with a 1 ms spin it was 0.95-1.2).
+ * OpenMP runtimes spin longer by default (libgomp: GOMP_SPINCOUNT, 300000
+ * rounds). */
+#define FC_SPIN_NS 5000000L
+
+typedef struct {
+    npy_intp next, end;                 /* chunks [next, end) not yet claimed */
+    char pad[64 - 2 * sizeof(npy_intp)];  /* one counter per cache line */
+} fc_part_t;
+
+typedef struct {
+    fc_range_fn fn;
+    void *ctx;
+    npy_intp total, grain;
+    int nparts;
+    int joined;         /* parts taken by helpers (under the pool's lock) */
+    int active;         /* helpers inside the job (under the pool's lock) */
+    npy_intp done;      /* indices finished (atomic) */
+    fc_part_t parts[FC_MAX_THREADS];
+} fc_job_t;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;    /* a new job */
+    pthread_cond_t left;    /* a helper left a job */
+    fc_job_t *job;          /* the current job, or NULL */
+    unsigned long gen;      /* bumped for each job (read unlocked by spinning helpers) */
+    unsigned long pokes;    /* bumped to wake sleeping helpers */
+    long last_end_ns;       /* when the last split call ended */
+    int helpers;            /* started */
+    int sleeping;           /* waiting on `wake` */
+    int busy;               /* a caller is between publishing and retiring a job */
+    int atfork_set;
+    int test_split;         /* tests: every split call waits for its helpers, grain 1 */
+    npy_intp helper_chunks; /* chunks helpers have done (atomic; for the tests) */
+} fc_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+             NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static inline void fc_cpu_relax(void)
 {
-    npy_intp chunk = ((n + nthreads - 1) / nthreads + 63) & ~(npy_intp)63;
+#if FC_SSE2
+    _mm_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline long fc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Claim chunks, own part first, then the others' leftovers, until none is left. */
+static void fc_job_work(fc_job_t *job, int part)
+{
+    for (int k = 0; k < job->nparts; k++) {
+        fc_part_t *p = &job->parts[(part + k) % job->nparts];
+        for (;;) {
+            npy_intp c = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+            if (c >= p->end) {
+                break;
+            }
+            npy_intp first = c * job->grain;
+            npy_intp last = first + job->grain < job->total ? first + job->grain : job->total;
+            job->fn(job->ctx, first, last);
+            if (part != 0) {
+                __atomic_fetch_add(&fc_pool.helper_chunks, 1, __ATOMIC_RELAXED);
+            }
+            __atomic_fetch_add(&job->done, last - first, __ATOMIC_RELEASE);
+        }
+    }
+}
+
+static void *fc_helper(void *arg)
+{
+    /* the generation before the job that started it, which it may join */
+    unsigned long seen = (unsigned long)(npy_uintp)arg;
+    pthread_mutex_lock(&fc_pool.lock);
+    for (;;) {
+        /* awake: spin for the next job, then sleep */
+        pthread_mutex_unlock(&fc_pool.lock);
+        long until = fc_now_ns() + FC_SPIN_NS;
+        for (int i = 0; __atomic_load_n(&fc_pool.gen, __ATOMIC_ACQUIRE) == seen; i++) {
+            fc_cpu_relax();
+            if ((i & 255) == 255 && fc_now_ns() > until) {
+                break;
+            }
+        }
+        pthread_mutex_lock(&fc_pool.lock);
+        if (fc_pool.gen == seen) {
+            /* Asleep until a caller wakes the helpers, which it does after
+             * its call (fc_parallel_range). A job published meanwhile is not
+             * joined: the caller has not counted on this thread. */
+            unsigned long pokes = fc_pool.pokes;
+            fc_pool.sleeping++;
+            while (fc_pool.pokes == pokes) {
+                pthread_cond_wait(&fc_pool.wake, &fc_pool.lock);
+            }
+            fc_pool.sleeping--;
+            if (!fc_pool.test_split) {
+                seen = fc_pool.gen;
+            }
+            continue;
+        }
+        seen = fc_pool.gen;
+        fc_job_t *job = fc_pool.job;
+        if (job == NULL || job->joined + 1 >= job->nparts) {
+            continue;       /* retired already, or every part has its thread */
+        }
+        int part = ++job->joined;
+        job->active++;
+        pthread_mutex_unlock(&fc_pool.lock);
+        fc_job_work(job, part);
+        pthread_mutex_lock(&fc_pool.lock);
+        if (--job->active == 0) {
+            pthread_cond_signal(&fc_pool.left);
+        }
+    }
+    return NULL;
+}
+
+/* In a forked child only the forking thread exists: forget the helpers (and
+ * any job a helper was in), and start afresh at the next split call. */
+static void fc_pool_after_fork_child(void)
+{
+    pthread_mutex_init(&fc_pool.lock, NULL);
+    pthread_cond_init(&fc_pool.wake, NULL);
+    pthread_cond_init(&fc_pool.left, NULL);
+    fc_pool.job = NULL;
+    fc_pool.helpers = 0;
+    fc_pool.sleeping = 0;
+    fc_pool.busy = 0;
+}
+
+/* Under the lock: have `want` helpers; returns how many there are. */
+static int fc_pool_start_helpers(int want)
+{
+    if (!fc_pool.atfork_set) {
+        if (pthread_atfork(NULL, NULL, fc_pool_after_fork_child) != 0) {
+            return 0;
+        }
+        fc_pool.atfork_set = 1;
+    }
+    while (fc_pool.helpers < want) {
+        pthread_t tid;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256 << 10);
+        int rc = pthread_create(&tid, &attr, fc_helper, (void *)(npy_uintp)fc_pool.gen);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            break;          /* fewer helpers: the caller does their share */
+        }
+        fc_pool.helpers++;
+    }
+    return fc_pool.helpers;
+}
+
+#endif  /* FC_POOL */
+
+#if FC_POOL
+/* Under the lock, at the end of a split call. Sleeping helpers are woken for
+ * the calls that follow, not for this one, and only when this call started
+ * less than a helper's spin (FC_SPIN_NS) after the last one ended: then one wake-up keeps
+ * them spinning from call to call. Further apart, they would be asleep again
+ * by the next call, and the wake-up is a cost for nothing (30-70 us a call on
+ * this project's VM, whose halted vCPUs need an IPI: float32 2**18 out= with
+ * 1 ms and 5 ms gaps, woken after every call, took 1.35-1.54x one thread). */
+static void fc_pool_retire(long started_ns)
+{
+    fc_pool.busy = 0;
+    if (fc_pool.sleeping && started_ns - fc_pool.last_end_ns < FC_SPIN_NS) {
+        fc_pool.pokes++;
+        pthread_cond_broadcast(&fc_pool.wake);
+    }
+    fc_pool.last_end_ns = fc_now_ns();
+}
+#endif
+
+/* fn over [0, total) on up to nthreads threads, the caller one of them; `grain`
+ * is the smallest chunk worth claiming (and chunks start on its multiples). */
+static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_intp grain,
+                              int nthreads)
+{
+    if (nthreads > FC_MAX_THREADS) {
+        nthreads = FC_MAX_THREADS;
+    }
+#if FC_POOL
+    if (fc_pool.test_split) {
+        grain = 1;
+    }
+#endif
+    npy_intp units = (total + grain - 1) / grain;
+    if (nthreads > units) {
+        nthreads = (int)units;
+    }
+    if (nthreads <= 1) {
+        fn(ctx, 0, total);
+        return;
+    }
+#if FC_POOL
+    /* chunks: about FC_CHUNKS_PER_PART per part, each a multiple of grain,
+     * at most FC_MAX_CHUNK_GRAINS grains */
+    npy_intp per_chunk = (units + (npy_intp)nthreads * FC_CHUNKS_PER_PART - 1)
+                         / ((npy_intp)nthreads * FC_CHUNKS_PER_PART);
+    if (per_chunk > FC_MAX_CHUNK_GRAINS) {
+        per_chunk = FC_MAX_CHUNK_GRAINS;
+    }
+    fc_job_t job;
+    job.fn = fn;
+    job.ctx = ctx;
+    job.total = total;
+    job.grain = per_chunk * grain;
+    npy_intp chunks = (total + job.grain - 1) / job.grain;
+    job.nparts = nthreads;
+    job.joined = 0;
+    job.active = 0;
+    job.done = 0;
+    for (int p = 0; p < nthreads; p++) {
+        job.parts[p].next = chunks * p / nthreads;
+        job.parts[p].end = chunks * (p + 1) / nthreads;
+    }
+
+    long started_ns = fc_now_ns();
+    pthread_mutex_lock(&fc_pool.lock);
+    if (fc_pool.busy || fc_pool_start_helpers(nthreads - 1) == 0) {
+        /* another caller's job is running (the main-thread rule makes that
+         * rare), or no thread could be started: run it here */
+        pthread_mutex_unlock(&fc_pool.lock);
+        fn(ctx, 0, total);
+        return;
+    }
+    if (fc_pool.sleeping == fc_pool.helpers && !fc_pool.test_split) {
+        /* Every helper is asleep: one woken now would join late, if at all
+         * (4-7 ms on this project's VMs), and measured, it cost the caller
+         * more than it helped (float32 2**22 out= after 50 ms idle, 2 threads
+         * / 1 thread: 1.14-1.27 waking them at the start, 0.92-1.05 waking
+         * them at the end). So: this call alone, then wake them for the next. */
+        fc_pool.busy = 1;
+        pthread_mutex_unlock(&fc_pool.lock);
+        fn(ctx, 0, total);
+        pthread_mutex_lock(&fc_pool.lock);
+        fc_pool_retire(started_ns);
+        pthread_mutex_unlock(&fc_pool.lock);
+        return;
+    }
+    fc_pool.busy = 1;
+    fc_pool.job = &job;
+    __atomic_store_n(&fc_pool.gen, fc_pool.gen + 1, __ATOMIC_RELEASE);
+    if (fc_pool.test_split) {
+        /* every part gets its own thread before the caller starts */
+        fc_pool.pokes++;
+        pthread_cond_broadcast(&fc_pool.wake);
+        while (job.joined < nthreads - 1 && job.joined < fc_pool.helpers) {
+            pthread_mutex_unlock(&fc_pool.lock);
+            fc_cpu_relax();
+            pthread_mutex_lock(&fc_pool.lock);
+        }
+    }
+    pthread_mutex_unlock(&fc_pool.lock);
+
+    fc_job_work(&job, 0);
+    /* every chunk is claimed; wait for the ones helpers are finishing */
+    for (int i = 0; __atomic_load_n(&job.done, __ATOMIC_ACQUIRE) < total; i++) {
+        fc_cpu_relax();
+        if ((i & 1023) == 1023) {
+            sched_yield();      /* a helper preempted mid-chunk may need this core */
+        }
+    }
+
+    pthread_mutex_lock(&fc_pool.lock);
+    fc_pool.job = NULL;             /* no helper joins from here on */
+    while (job.active) {            /* helpers that joined are awake and leaving */
+        pthread_cond_wait(&fc_pool.left, &fc_pool.lock);
+    }
+    fc_pool_retire(started_ns);
+    pthread_mutex_unlock(&fc_pool.lock);
+#else   /* FC_POOL */
+    /* an OpenMP region (Windows): one contiguous part per thread */
 #ifdef _OPENMP
     #pragma omp parallel for num_threads(nthreads) schedule(static, 1)
 #endif
     for (int t = 0; t < nthreads; t++) {
-        npy_intp start = (npy_intp)t * chunk;
-        if (start < n) {
-            npy_intp len = n - start < chunk ? n - start : chunk;
-            char *a[4];
-            for (int k = 0; k < 4; k++) {
-                a[k] = args[k] + start * steps[k];
-            }
-            serial(a, &len, steps, data);
+        npy_intp first = units * t / nthreads * grain, last = units * (t + 1) / nthreads * grain;
+        if (last > total) {
+            last = total;
+        }
+        if (first < last) {
+            fn(ctx, first, last);
         }
     }
+#endif  /* FC_POOL */
+}
+
+#if FC_POOL
+static void fc_pool_set_test_split(int on) { fc_pool.test_split = on; }
+static int fc_pool_helpers(void) { return fc_pool.helpers; }
+static npy_intp fc_pool_helper_chunks(void) { return __atomic_load_n(&fc_pool.helper_chunks, __ATOMIC_RELAXED); }
+#else
+static void fc_pool_set_test_split(int on) { (void)on; }
+static int fc_pool_helpers(void) { return 0; }
+static npy_intp fc_pool_helper_chunks(void) { return 0; }
+#endif
+
+/* for the capsule that hands it to the kernel modules */
+static void *fc_parallel_range_address(void) { return (void *)fc_parallel_range; }
+
+#else   /* FC_POOL_OWNER */
+
+/* the owner's fc_parallel_range, once handed over (configure_threads) */
+static fc_parallel_range_t fc_parallel_range_owner = NULL;
+
+static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_intp grain,
+                              int nthreads)
+{
+    if (nthreads > 1 && fc_parallel_range_owner != NULL) {
+        fc_parallel_range_owner(fn, ctx, total, grain, nthreads);
+    }
+    else {
+        fn(ctx, 0, total);
+    }
+}
+
+static void fc_set_parallel_range(void *owner) { fc_parallel_range_owner = (fc_parallel_range_t)owner; }
+
+#endif  /* FC_POOL_OWNER */
+
+/* One loop call (four operands: x, lo, hi, out) split across threads. */
+typedef struct {
+    fc_loop_t serial;
+    char **args;
+    const npy_intp *steps;
+    void *data;
+} fc_loop_job_t;
+
+static void fc_loop_range(void *ctx, npy_intp first, npy_intp last)
+{
+    fc_loop_job_t *j = (fc_loop_job_t *)ctx;
+    char *a[4];
+    for (int k = 0; k < 4; k++) {
+        a[k] = j->args[k] + first * j->steps[k];
+    }
+    npy_intp len = last - first;
+    j->serial(a, &len, j->steps, j->data);
+}
+
+static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
+                            const npy_intp *steps, void *data, int nthreads, int itemsize)
+{
+    /* chunks are whole cache lines (multiples of 64 elements) */
+    npy_intp grain = FC_MIN_CHUNK_BYTES / itemsize;
+    fc_loop_job_t job = {serial, args, steps, data};
+    if (data != FC_FRESH_OUTPUT && n * (npy_intp)itemsize >= FC_STREAM_MIN_BYTES) {
+        job.data = FC_STREAM_OUTPUT;    /* the call is large though its chunks are not */
+    }
+    fc_parallel_range(fc_loop_range, &job, n, grain, nthreads);
 }
 
 #endif

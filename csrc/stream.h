@@ -46,6 +46,11 @@
  * wins (5.9 ms against 9.3). */
 #define FC_FRESH_OUTPUT ((void *)1)     /* a tag, never dereferenced (one value in every module) */
 
+/* A loop's `data` set to this by csrc/parallel.h: this call is one chunk of a
+ * call whose result is at least FC_STREAM_MIN_BYTES into an existing output,
+ * so it streams though it is short itself. */
+#define FC_STREAM_OUTPUT ((void *)2)
+
 static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
 {
 #if defined(__AVX__)

@@ -12,8 +12,9 @@
  * Short runs are buffered, as NumPy's iterator does: a group of them is copied
  * into one contiguous buffer, clipped by one call, and copied out (uint8 rows of
  * 63 bytes: 94 us for 4096 of them one call each, against np.clip's 33 us,
- * which buffers). With nthreads > 1 the runs are cut into one contiguous range
- * per thread; a single run is left to the loop, which splits a long one itself.
+ * which buffers). With nthreads > 1 the runs are shared out by
+ * csrc/parallel.h in chunks of whole runs; a single run is left to the loop,
+ * which splits a long one itself.
  */
 #ifndef FASTCLIP_WALK_H
 #define FASTCLIP_WALK_H
@@ -230,6 +231,21 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked,
 #undef FC_NEXT_RUN
 }
 
+typedef struct {
+    const fc_plan_t *p;
+    fc_loop_t loop;
+    fc_masked_t masked;
+    int itemsize;
+    char *const *args;
+    const char *mask;
+} fc_walk_job_t;
+
+static void fc_walk_range(void *ctx, npy_intp first, npy_intp last)
+{
+    fc_walk_job_t *j = (fc_walk_job_t *)ctx;
+    fc_walk_runs(j->p, j->loop, j->masked, j->itemsize, j->args, j->mask, first, last);
+}
+
 static void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int itemsize,
                     char *const *args, const char *mask, int nthreads)
 {
@@ -237,21 +253,14 @@ static void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int 
     for (int d = 0; d < p->nd - 1; d++) {
         runs *= p->dims[d];
     }
-    if (nthreads > runs) {
-        nthreads = (int)runs;
-    }
-#ifdef _OPENMP
-    if (nthreads > 1) {
-        #pragma omp parallel num_threads(nthreads)
-        {
-            int t = omp_get_thread_num(), nt = omp_get_num_threads();
-            npy_intp first = runs * t / nt, last = runs * (t + 1) / nt;
-            fc_walk_runs(p, loop, masked, itemsize, args, mask, first, last);
-        }
+    if (nthreads > 1 && runs > 1) {
+        /* chunks of whole runs, at least FC_MIN_CHUNK_BYTES each */
+        npy_intp run_bytes = p->dims[p->nd - 1] * itemsize;
+        npy_intp grain = run_bytes >= FC_MIN_CHUNK_BYTES ? 1 : FC_MIN_CHUNK_BYTES / run_bytes;
+        fc_walk_job_t job = {p, loop, masked, itemsize, args, mask};
+        fc_parallel_range(fc_walk_range, &job, runs, grain, nthreads);
         return;
     }
-#endif
-    (void)nthreads;
     fc_walk_runs(p, loop, masked, itemsize, args, mask, 0, runs);
 }
 

@@ -50,12 +50,16 @@ def test_two_d_views(dtype):
 
 
 def _split_every_call(split):
-    """Threads on for every call (chunk edges everywhere) or as configured."""
+    """Threads on for every call, each call waiting for its helper and cut
+    into chunks of any size (chunk edges everywhere), or as configured."""
     import threading
     from fastclip import _threads, _ufunc
     if split:
-        _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident)
+        _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident,
+                                          _ufunc.thread_pool())
+        _ufunc._pool_for_tests(split_every_call=True)
     else:
+        _ufunc._pool_for_tests(split_every_call=False)
         _threads._apply()
 
 

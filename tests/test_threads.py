@@ -22,9 +22,12 @@ MAIN = threading.main_thread().ident
 
 @pytest.fixture
 def split_everything():
-    """Two threads, and every call split however small (chunk edges)."""
-    KERNELS.configure_threads(2, 0, MAIN)
+    """Two threads, and every call split however small, the helper joining
+    each call and chunks cut at any element (chunk edges)."""
+    KERNELS.configure_threads(2, 0, MAIN, _ufunc.thread_pool())
+    _ufunc._pool_for_tests(split_every_call=True)
     yield
+    _ufunc._pool_for_tests(split_every_call=False)
     _threads._apply()
 
 
@@ -40,6 +43,28 @@ def test_split_calls_give_the_same_bits(split_everything, dtype):
             # per-element bounds through the ufunc, split too
             lo_a, hi_s = np.full(n, lo, dtype), np.array(hi, dtype)[()]
             assert_same(fastclip.clip_ufunc(a, lo_a, hi_s), reference_clip(a, lo_a, hi_s))
+
+
+NO_POOL = not _ufunc.HAVE_THREAD_POOL
+
+
+@pytest.mark.skipif(NO_POOL, reason="no helper threads of fastclip's own (no OpenMP, or Windows)")
+def test_the_helper_does_part_of_a_split_call(split_everything):
+    """The split really happens: chunks run on the helper thread, and every
+    element is clipped once (a chunk lost or done twice in place would show:
+    x * 2 - 1 clipped twice differs from clipped once)."""
+    started, before = _ufunc._pool_for_tests()
+    a = np.arange(100_000, dtype=np.float64) / 50_000 - 1        # [-1, 1)
+    for _ in range(20):
+        x = a.copy()
+        fastclip.clip(x, -0.5, 0.5, out=x)
+        assert_same(x, np.clip(a, -0.5, 0.5))
+        y = np.empty_like(a)
+        fastclip.clip(a * 3, -0.25, 0.75, out=y)
+        assert_same(y, np.clip(a * 3, -0.25, 0.75))
+    helpers, after = _ufunc._pool_for_tests()
+    assert helpers >= 1
+    assert after > before
 
 
 def test_large_array_default_threads_matches_numpy():
@@ -69,7 +94,7 @@ def test_eight_python_threads_at_once():
 
 
 def test_only_the_main_thread_splits():
-    KERNELS.configure_threads(2, 1 << 20, MAIN)
+    KERNELS.configure_threads(2, 1 << 20, MAIN, _ufunc.thread_pool())
     try:
         if KERNELS.HAVE_OPENMP:
             assert KERNELS.threads_for_bytes(1 << 20) == KERNELS.effective_threads() == 2
@@ -126,10 +151,74 @@ def test_threadpoolctl_sees_and_limits_it():
     try:
         libs = threadpoolctl.threadpool_info()
         assert any(lib["user_api"] == "openmp" for lib in libs)
+        a = np.random.default_rng(0).normal(size=1 << 20).astype(np.float32)
+        out = np.empty_like(a)
         with threadpoolctl.threadpool_limits(limits=1, user_api="openmp"):
             assert KERNELS.effective_threads() == 1
             assert KERNELS.threads_for_bytes(1 << 30) == 1
+            # the helper threads are fastclip's own, capped by OpenMP's limit
+            _ufunc._pool_for_tests(split_every_call=True)
+            try:
+                before = _ufunc._pool_for_tests()[1]
+                for _ in range(5):
+                    fastclip.clip(a, -0.5, 0.5, out=out)
+                assert _ufunc._pool_for_tests()[1] == before
+            finally:
+                _ufunc._pool_for_tests(split_every_call=False)
         assert KERNELS.effective_threads() == 2
+    finally:
+        _threads._apply()
+
+
+@pytest.mark.skipif(NO_POOL or not hasattr(os, "fork"),
+                    reason="no helper threads of fastclip's own, or no fork()")
+def test_a_forked_child_splits_calls_with_its_own_helpers():
+    """After fork() the child has none of the parent's helper threads; its
+    split calls must neither hang waiting for them nor lose their chunks."""
+    code = """
+import os, sys, numpy as np, fastclip
+from fastclip import _ufunc
+fastclip.set_num_threads(2)
+_ufunc._pool_for_tests(split_every_call=True)
+a = np.random.default_rng(0).normal(size=1 << 20).astype(np.float32)
+out = np.empty_like(a)
+fastclip.clip(a, -0.5, 0.5, out=out)            # the parent's helper starts
+assert _ufunc._pool_for_tests()[0] >= 1
+pid = os.fork()
+if pid == 0:
+    import signal
+    signal.alarm(60)        # a hang must not outlive the test
+    ok = True
+    for _ in range(3):
+        out[:] = 0
+        fastclip.clip(a, -0.5, 0.5, out=out)
+        ok &= bool(np.array_equal(out, np.clip(a, -0.5, 0.5)))
+    os._exit(0 if ok and _ufunc._pool_for_tests()[1] > 0 else 3)
+_, status = os.waitpid(pid, 0)
+print("child", os.waitstatus_to_exitcode(status))
+"""
+    # OMP_NUM_THREADS (which other tests' libraries set) would cap it at 1
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    r = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", code],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.stdout.strip() == "child 0", r.stdout + r.stderr
+
+
+@pytest.mark.skipif(NO_POOL, reason="no helper threads of fastclip's own")
+def test_a_split_call_never_waits_for_sleeping_helpers():
+    """With the helpers asleep (after an idle time longer than their spin), a
+    split call runs on the caller alone and does not wake them for itself."""
+    import time
+    fastclip.set_num_threads(2)
+    try:
+        a = np.random.default_rng(1).normal(size=1 << 20).astype(np.float32)
+        out = np.empty_like(a)
+        fastclip.clip(a, -0.5, 0.5, out=out)       # helpers exist
+        time.sleep(0.1)                             # > their spin (5 ms): asleep
+        before = _ufunc._pool_for_tests()[1]
+        fastclip.clip(a, -0.5, 0.5, out=out)
+        assert _ufunc._pool_for_tests()[1] == before
+        assert_same(out, np.clip(a, -0.5, 0.5))
     finally:
         _threads._apply()
 

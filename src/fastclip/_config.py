@@ -35,7 +35,7 @@ def show_config():
     >>> fastclip.show_config()  # doctest: +SKIP
     fastclip 0.1.0, numpy 2.4.6, python 3.11.7
     SIMD target: avx512 (compiled: baseline, avx2, avx512; ...)
-    threads: 2 (effective now 2; OpenMP yes; ...)
+    threads: 2 (effective now 2: fastclip's helper threads, ...)
     """
     c = config()
     print(f"fastclip {c['fastclip']}, numpy {c['numpy']}, python {c['python']}")
@@ -43,9 +43,9 @@ def show_config():
           f"CPU supports: {', '.join(c['simd_cpu_supports'])}; "
           f"FASTCLIP_SIMD={c['simd_env'] or 'unset'})")
     if c["openmp"]:
-        print(f"threads: {c['threads']} (effective now {c['threads_effective']}; OpenMP yes; "
-              f"calls from the main thread moving at least "
-              f"{c['parallel_min_bytes'] >> 20} MiB are split)")
+        print(f"threads: {c['threads']} (effective now {c['threads_effective']}: fastclip's "
+              f"helper threads, capped by OpenMP's limit (threadpoolctl); calls from the "
+              f"main thread moving at least {c['parallel_min_bytes'] >> 20} MiB are split)")
     else:
         print(f"threads: 1 (OpenMP no: built without it, every call runs on the calling "
               f"thread; set_num_threads({c['threads']}) is kept but has no effect)")

@@ -1,14 +1,16 @@
 """How many threads a large fastclip call uses.
 
 The default is the number of CPUs this process may run on (its affinity mask,
-not the machine's CPU count), or FASTCLIP_NUM_THREADS. The kernels are split
-with OpenMP, so threadpoolctl sees the OpenMP runtime and its limits apply
-(the smaller of the two counts is used).
+not the machine's CPU count), or FASTCLIP_NUM_THREADS. A split call runs on
+fastclip's own helper threads (csrc/parallel.h: the caller never waits for a
+helper that is not awake); their number is capped by omp_get_max_threads() of
+the OpenMP runtime fastclip links, so threadpoolctl's OpenMP limits apply (the
+smaller of the two counts is used).
 
 The rule that keeps threads from multiplying: a call is split only when its
 input is at least 1 MiB and it comes from the interpreter's main thread.
-(Measured on 2 cores with warm threads: 2 threads are 1.5x faster from 256 KiB
-and 1.8x at 1-4 MiB; 1 MiB keeps every n <= 100 000 on one thread.) Calls from other threads, such as a
+(Measured on 2 cores with awake helpers: 2 threads are 1.5x faster from
+256 KiB and 1.8x at 1-4 MiB; 1 MiB keeps every n <= 100 000 on one thread.) Calls from other threads, such as a
 thread pool or Dask's worker threads, run on the calling thread, so N callers
 use N cores, not N x cores.
 """
@@ -45,7 +47,7 @@ def _default_threads():
 def _apply():
     from fastclip import _ufunc
     _ufunc._kernels.configure_threads(_num_threads, PARALLEL_MIN_BYTES,
-                                      threading.main_thread().ident)
+                                      threading.main_thread().ident, _ufunc.thread_pool())
 
 
 def set_num_threads(n):

@@ -16,7 +16,7 @@ import os
 import numpy as np
 cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
-from cpython.pycapsule cimport PyCapsule_GetPointer
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.string cimport memcpy
 from cpython.ref cimport Py_INCREF
 from cpython.float cimport PyFloat_AS_DOUBLE
@@ -34,7 +34,18 @@ cdef extern from "float16.h":
     unsigned short fc_double_to_half(double d, int *overflow) noexcept nogil
     unsigned short fc_double_to_bfloat16(double d, int *overflow) noexcept nogil
 
+cdef extern from *:
+    """
+    /* this module owns the process's thread pool (csrc/parallel.h) */
+    #define FC_POOL_OWNER 1
+    """
+
 cdef extern from "parallel.h":
+    void *fc_parallel_range_address() noexcept nogil
+    int FC_POOL
+    void fc_pool_set_test_split(int on) noexcept nogil
+    int fc_pool_helpers() noexcept nogil
+    npy_intp fc_pool_helper_chunks() noexcept nogil
     ctypedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
                                const npy_intp *steps, void *data) noexcept nogil
 
@@ -122,6 +133,28 @@ cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
 cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
     _kernels.masked_driver(), "fastclip.masked")
+
+
+
+#: helper threads of fastclip's own (POSIX threads, with OpenMP for the
+#: count); False: a one-thread build, or Windows, where an OpenMP region splits
+HAVE_THREAD_POOL = bool(FC_POOL)
+
+
+def _pool_for_tests(split_every_call=None):
+    """(helper threads started, chunks they have done); split_every_call=True
+    makes every split call wait for its helpers and cut chunks of any size
+    (tests of chunk edges), False restores the normal rules."""
+    if split_every_call is not None:
+        fc_pool_set_test_split(1 if split_every_call else 0)
+    return fc_pool_helpers(), fc_pool_helper_chunks()
+
+
+def thread_pool():
+    """csrc/parallel.h's fc_parallel_range (this module owns the process's
+    helper threads), as a capsule for the kernel module's configure_threads."""
+    return PyCapsule_New(fc_parallel_range_address(), "fastclip.parallel_range", NULL)
+
 
 # ---------------------------------------------------------------------------
 # The ufunc

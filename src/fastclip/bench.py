@@ -313,6 +313,69 @@ def threads_section(torch, repeats, progress=None):
     return rows
 
 
+IDLE_SIZES = (2**18, 2**20, 2**22, 2**24)
+IDLE_GAPS_MS = (0, 2, 20, 50)
+
+
+def idle_section(torch, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=10,
+                 progress=None):
+    """Large calls after idle time (issue 11): float32 out=, a hot loop that
+    does other work (here a sleep of `gap` ms) between its clips. Each
+    contender runs series of `series` calls, the gap before each, and the
+    first call of a series is not counted (it follows another contender's
+    calls, not the contender's own); the contenders take turns series by
+    series, in reversed order every other turn (torch.clamp after them, see
+    below). The figure is the median of the counted calls of `repeats`
+    series. Gap 0 is back to back."""
+    from fastclip import _threads
+    all_threads = _threads._available_cpus()
+    rng = np.random.default_rng(3)
+    rows = []
+    before = fastclip.get_num_threads()
+
+    def run_series(f, gap):
+        times = []
+        for _ in range(series):
+            if gap:
+                time.sleep(gap / 1000)
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        return times[1:]
+
+    try:
+        for n in sizes:
+            x = rng.normal(size=n).astype(np.float32)
+            out = np.empty_like(x)
+            clip_out = lambda: fastclip.clip(x, -0.5, 0.5, out=out)  # noqa: E731
+            funcs = {f"fastclip {all_threads} threads": _with_threads(all_threads, clip_out),
+                     "fastclip 1 thread": _with_threads(1, clip_out),
+                     "np.clip": lambda: np.clip(x, -0.5, 0.5, out=out)}
+            peer = {}
+            if torch is not None:
+                tx, tout = torch.from_numpy(x), torch.from_numpy(out)
+                peer["torch.clamp"] = lambda: torch.clamp(tx, -0.5, 0.5, out=tout)
+            for gap in gaps_ms:
+                if progress is not None:
+                    print(f"[idle] n=2**{n.bit_length() - 1} gap {gap} ms", file=progress, flush=True)
+                samples = {k: [] for k in {**funcs, **peer}}
+                for r in range(repeats):
+                    for k in (list(funcs) if r % 2 == 0 else list(funcs)[::-1]):
+                        samples[k] += run_series(funcs[k], gap)
+                # torch.clamp on its own afterwards: its OpenMP workers spin
+                # for about 10 ms after each call, on the cores fastclip's
+                # helpers would use, which a loop calling only one of the two
+                # does not see
+                for k, f in peer.items():
+                    for r in range(repeats):
+                        samples[k] += run_series(f, gap)
+                rows.append({"n": n, "gap_ms": gap, "threads": all_threads,
+                             "seconds": {k: statistics.median(v) for k, v in samples.items()}})
+    finally:
+        fastclip.set_num_threads(before)
+    return rows
+
+
 def concurrency_row(repeats, calls=100, n=2**18):
     """Two Python threads, each clipping its own arrays, against the same
     calls one after the other (fastclip releases the GIL). 1 MiB arrays: big
@@ -433,6 +496,7 @@ def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_to
             print("[concurrency]", file=progress, flush=True)
         report["concurrency"] = concurrency_row(repeats)
         if not quick:
+            report["idle"] = idle_section(torch, repeats, progress=progress)
             if progress is not None:
                 print("[dask]", file=progress, flush=True)
             report["dask"] = dask_row(max(3, repeats // 2))
@@ -440,6 +504,8 @@ def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_to
 
 
 def format_table(report):
+    if not report["results"]:
+        return _format_sections(report, [report["system"]])
     lines = [report["system"], "",
              f"{'dtype':<10} {'(row)':<10} {'n':>9} {'layout':<13} {'fastclip':>10} "
              f"{'np.clip':>10} {'speedup':>8} {'vs copyto':>9} {'torch':>10} {'vs torch':>8}"]
@@ -455,6 +521,10 @@ def format_table(report):
     lines.append("speedup = np.clip time / fastclip time; vs copyto = fastclip time / np.copyto "
                  "time of the same array (1.0 = a memory copy's speed); vs torch = torch.clamp "
                  "time / fastclip time. Medians of repeats, interleaved.")
+    return _format_sections(report, lines)
+
+
+def _format_sections(report, lines):
     if report.get("calls"):
         lines += ["", "Every call (one thread each; torch.clamp with tensor bounds; n = 1e5 unless named)",
                   f"{'group':<22} {'dtype':<9} {'case':<32} {'fastclip':>10} {'np.clip':>10} "
@@ -492,6 +562,23 @@ def format_table(report):
         lines.append("all/torch = torch.clamp time / fastclip (all threads) time; all/np = np.clip "
                      "time / fastclip (all threads) time; 1t vs copyto = fastclip (1 thread) time / "
                      "np.copyto time.")
+    if report.get("idle"):
+        nt = report["idle"][0]["threads"]
+        lines += ["", f"Idle gaps: float32 out=, calls with a pause of the gap before each (a hot loop "
+                  f"doing other work); medians. all = fastclip on {nt} threads, torch.clamp with its "
+                  "default threads",
+                  f"{'n':<6} {'gap':>6} {'all':>10} {'1 thread':>10} {'all/1':>6} {'np.clip':>10} "
+                  f"{'torch':>10} {'torch/all':>9}"]
+        for r in report["idle"]:
+            t = r["seconds"]
+            allt, one = t[f"fastclip {r['threads']} threads"], t["fastclip 1 thread"]
+            th = t.get("torch.clamp")
+            lines.append(f"{'2**' + str(r['n'].bit_length() - 1):<6} {str(r['gap_ms']) + ' ms':>6} "
+                         f"{_fmt_time(allt):>10} {_fmt_time(one):>10} {allt / one:>6.2f} "
+                         f"{_fmt_time(t['np.clip']):>10} {(_fmt_time(th) if th else '-'):>10} "
+                         f"{(f'{th / allt:.2f}x' if th else '-'):>9}")
+        lines.append("all/1 = fastclip time on all threads / on one (<= 1: the split never costs); "
+                     "torch/all = torch.clamp time / fastclip (all threads) time.")
     for key, title, before, after in (("concurrency", "Concurrency", "sequential", "2 threads"),
                                       ("dask", "Dask", "dask.array.clip", "fastclip.clip")):
         if report.get(key):
@@ -541,7 +628,9 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, help="samples per contender (median is reported)")
     p.add_argument("--no-torch", action="store_true", help="leave torch.clamp out")
     p.add_argument("--no-scale", action="store_true",
-                   help="leave out the threads, concurrency and Dask sections")
+                   help="leave out the threads, idle-gap, concurrency and Dask sections")
+    p.add_argument("--idle", action="store_true",
+                   help="only the idle-gap section (large calls after idle time)")
     p.add_argument("--no-calls", action="store_true",
                    help="leave out the every-call section and the address sweep")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -550,6 +639,19 @@ def main(argv=None):
     layouts = tuple(args.layouts.split(",")) if args.layouts else None
     if layouts and not set(layouts) <= set(LAYOUTS_FULL):
         p.error(f"unknown layout in {args.layouts!r}; choose from {', '.join(LAYOUTS_FULL)}")
+    if args.idle:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        report = {"system": system_line(None if args.no_torch else torch), "results": [],
+                  "idle": idle_section(None if args.no_torch else torch, args.repeats or 9,
+                                       progress=sys.stderr)}
+        print(format_table(report))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+        return 0
     report = run(quick=args.quick,
                  dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
                  sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
