@@ -12,7 +12,9 @@
  * Helpers asleep when a call starts are left asleep for it: the call runs on
  * the caller alone, and they are woken afterwards if calls are coming close
  * together (fc_pool_retire). So at worst a split call runs at one thread's
- * speed plus a few lock operations.
+ * speed plus a few lock operations. Calls of FC_WAKE_EARLY_BYTES and more,
+ * which outlast a wake-up, wake them at the start, and a helper that wakes in
+ * time joins in.
  *
  * Why not an OpenMP parallel region, as before (issue 11): its closing barrier
  * waits for every thread of the team, and a helper asleep on an idle vCPU took
@@ -80,6 +82,13 @@ typedef void (*fc_parallel_range_t)(fc_range_fn fn, void *ctx, npy_intp total, n
 #define FC_MAX_THREADS 64      /* a memory-bound clip gains nothing beyond this */
 #define FC_CHUNKS_PER_PART 8   /* so a late helper still finds work to share */
 #define FC_MIN_CHUNK_BYTES (64 << 10)
+/* A call this large (its input, estimated as chunks of FC_MIN_CHUNK_BYTES)
+ * wakes sleeping helpers at its start, and one that wakes in time joins it:
+ * it runs for milliseconds, longer than a wake-up. float64 n=2**24 out=, the
+ * benchmark's threads section (each call some ms after the last): 15.4 ms on
+ * 2 threads against 15.8 ms on one when helpers woke only after the call,
+ * 8.0 ms with OpenMP. */
+#define FC_WAKE_EARLY_BYTES ((npy_intp)64 << 20)
 #ifndef FC_MAX_CHUNK_GRAINS
 #define FC_MAX_CHUNK_GRAINS 8
 #endif
@@ -132,6 +141,7 @@ typedef struct {
     int nparts;
     int joined;         /* parts taken by helpers (under the pool's lock) */
     int active;         /* helpers inside the job (under the pool's lock) */
+    int late_join;      /* a helper woken from sleep may join (a long call) */
     npy_intp done;      /* indices finished (atomic) */
     fc_part_t parts[FC_MAX_THREADS];
 } fc_job_t;
@@ -216,7 +226,7 @@ static void *fc_helper(void *arg)
                 pthread_cond_wait(&fc_pool.wake, &fc_pool.lock);
             }
             fc_pool.sleeping--;
-            if (!fc_pool.test_split) {
+            if (!fc_pool.test_split && !(fc_pool.job != NULL && fc_pool.job->late_join)) {
                 seen = fc_pool.gen;
             }
             continue;
@@ -350,7 +360,8 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         fn(ctx, 0, total);
         return;
     }
-    if (fc_pool.sleeping == fc_pool.helpers && !fc_pool.test_split) {
+    int wake_now = units >= FC_WAKE_EARLY_BYTES / FC_MIN_CHUNK_BYTES;
+    if (fc_pool.sleeping == fc_pool.helpers && !fc_pool.test_split && !wake_now) {
         /* Every helper is asleep: one woken now would join late, if at all
          * (4-7 ms on this project's VMs), and measured, it cost the caller
          * more than it helped (float32 2**22 out= after 50 ms idle, 2 threads
@@ -365,8 +376,13 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         return;
     }
     fc_pool.busy = 1;
+    job.late_join = wake_now;
     fc_pool.job = &job;
     __atomic_store_n(&fc_pool.gen, fc_pool.gen + 1, __ATOMIC_RELEASE);
+    if (wake_now && fc_pool.sleeping) {
+        fc_pool.pokes++;
+        pthread_cond_broadcast(&fc_pool.wake);
+    }
     if (fc_pool.test_split) {
         /* every part gets its own thread before the caller starts */
         fc_pool.pokes++;
