@@ -44,6 +44,40 @@ DTYPES = [
     DType("bfloat16",  "unsigned short",     None, "bfloat16"),
 ]
 
+# Clip and convert in one pass (issue 12): (source row, destination row). Each
+# pair is a fused loop fc_cvt_<source>_<destination> (csrc/convert.h, chosen
+# by the rows' kinds) that the fast path runs for np.clip(x, lo, hi, out=o)
+# with x of the source dtype and o of the destination dtype. Any other pair
+# keeps NumPy's clip-then-cast.
+CONVERSIONS = [
+    *((src, dst) for src in ("float", "double") for dst in ("ubyte", "byte", "ushort", "short")),
+    ("float", "half"), ("float", "bfloat16"), ("double", "bfloat16"), ("double", "float"),
+    *((src, dst) for src in ("int", "long", "longlong") for dst in ("ubyte", "byte", "ushort", "short")),
+    *((src, "float") for src in ("ubyte", "byte", "ushort", "short", "half")),
+]
+
+# C limits of the integer destinations of CONVERSIONS
+INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
+             "ushort": ("0", "USHRT_MAX"), "short": ("SHRT_MIN", "SHRT_MAX")}
+
+
+def conversion_macro(src, dst):
+    """The csrc/convert.h macro call (or None: a hand-written loop) of a pair."""
+    rows = {r.name: r for r in DTYPES}
+    s, d = rows[src], rows[dst]
+    if d.kind == "int" and s.kind == "float":
+        return f"FC_CONVERT_FTOI({src}, {s.c_type}, {dst}, {d.c_type}, {', '.join(INT_RANGE[dst])})"
+    if d.kind == "int" and s.kind == "int":
+        return f"FC_CONVERT_ITOI({src}, {s.c_type}, {dst}, {d.c_type}, {', '.join(INT_RANGE[dst])})"
+    if s.kind == "int" and dst == "float":
+        return f"FC_CONVERT_ITOF({src}, {s.c_type}, {dst}, {d.c_type})"
+    if dst == "bfloat16":
+        return f"FC_CONVERT_BF16({src}, {s.c_type})"
+    if (src, dst) == ("double", "float"):
+        return "FC_CONVERT_NARROW(double, double, float, float, FLT_MAX)"
+    return None         # float -> half, half -> float: written out in csrc/convert.h
+
+
 # The 16-bit float formats: bits of the exponent field (all ones means inf/NaN).
 EXPONENT_MASK = {"half": 0x7C00, "bfloat16": 0x7F80}
 

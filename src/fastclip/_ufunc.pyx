@@ -22,7 +22,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
-from fastclip._dtypes import DTYPES, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, DTYPES, numpy_dtype
 
 cnp.import_array()
 cnp.import_umath()
@@ -133,6 +133,28 @@ cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
 cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
     _kernels.masked_driver(), "fastclip.masked")
+
+ctypedef struct fc_convert_api_t:
+    int (*in_range)(int k, const void *lo, const void *hi) noexcept nogil
+    int (*run)(int k, const char *x, char *out, npy_intp n, const void *lo,
+               const void *hi) noexcept nogil
+
+cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
+    _kernels.convert_api(), "fastclip.convert")
+
+
+def _conversion_index():
+    """(source type number, destination type number) -> the pair's index in
+    CONVERSIONS (fastclip/_dtypes.py)."""
+    rows = {row.name: row for row in DTYPES}
+    return {(numpy_dtype(rows[src]).num, numpy_dtype(rows[dst]).num): k
+            for k, (src, dst) in enumerate(CONVERSIONS)}
+
+
+CONVERSION_INDEX = _conversion_index()
+#: (pair index, casting) -> whether NumPy lets the loop's output cast to out
+_CASTING_OK = {}
+_CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
 
 
 
@@ -736,6 +758,51 @@ cdef object _sequence(object a, object a_min, object a_max, object out):
     return _fast(arr, a_min, a_max, out)
 
 
+cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting):
+    """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
+    dtype, in one pass (csrc/convert.h), or NotImplemented (NumPy's clip and
+    cast): a pair of CONVERSIONS, both contiguous, scalar bounds whose
+    conversions are in the destination's range, and no NaN met in a."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
+    cdef unsigned long long lo_buf = 0, hi_buf = 0
+    cdef int k, row, nan
+    cdef npy_intp n
+    cdef char *px
+    cdef char *po
+    key = CONVERSION_INDEX.get((descr.type_num, odescr.type_num))
+    if key is None:
+        return NotImplemented
+    k = key
+    if not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
+            and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)
+            and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISALIGNED(out)
+            and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)):
+        return NotImplemented
+    ok = _CASTING_OK.get((k, casting))
+    if ok is None:
+        if type(casting) is not str or casting not in _CASTINGS:
+            return NotImplemented               # NumPy's error, its way
+        ok = _CASTING_OK[(k, casting)] = bool(np.can_cast(descr, odescr, casting))
+    if not ok:
+        return NotImplemented
+    row = ROW_BY_TYPENUM[descr.type_num]
+    if not (_bound_to_c(row, a_min, &lo_buf) and _bound_to_c(row, a_max, &hi_buf)):
+        return NotImplemented
+    if not CONVERT.in_range(k, &lo_buf, &hi_buf):
+        return NotImplemented
+    n = cnp.PyArray_SIZE(a)
+    px = <char *>cnp.PyArray_DATA(a)
+    po = <char *>cnp.PyArray_DATA(out)
+    if n and px < po + n * odescr.itemsize and po < px + n * descr.itemsize:
+        return NotImplemented                   # out overlaps a: NumPy buffers
+    with nogil:
+        nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
+    if nan:
+        return NotImplemented                   # NumPy rewrites every element
+    return out
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
          min=np._NoValue, max=np._NoValue, **kwargs):
     """Clip (limit) the values in an array: ``numpy.clip``, faster.
@@ -799,9 +866,20 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
             # where= into a given out: the masked kernel (without out, NumPy
             # leaves the masked-off elements of its new array undefined: its way)
             result = _fast(<ndarray>a, a_min, a_max, out, kwargs["where"])
+        if (result is NotImplemented and ta is ndarray and type(out) is ndarray
+                and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
+            # out of another dtype: clip and convert in one pass
+            result = _convert(<ndarray>a, a_min, a_max, <ndarray>out,
+                              kwargs.get("casting", "same_kind"))
     if result is not NotImplemented:
         return result
     return _compat.clip(a, a_min, a_max, out, min, max, kwargs)
+
+
+def _convert_for_tests(a, a_min, a_max, out, casting="same_kind"):
+    """True when the fused clip-and-convert loop did the call (out written),
+    False when it would go NumPy's way (out may have been written)."""
+    return _convert(a, a_min, a_max, out, casting) is out
 
 
 def _scalar_for_tests(a, a_min, a_max):

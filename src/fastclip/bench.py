@@ -274,6 +274,71 @@ def calls_section(torch, repeats, min_seconds, progress=None):
     return rows, sweep
 
 
+# ---------------------------------------------------------------------------
+# Clip and convert (issue 12): out of another dtype, n = 1e5, one thread each
+# side, the bounds at the destination's range (a saturating conversion).
+
+def convert_cases(torch=None, n=CALL_N):
+    from fastclip._dtypes import CONVERSIONS
+    rng = np.random.default_rng(4)
+    for src_name, dst_name in CONVERSIONS:
+        src, dst = numpy_dtype(_row(src_name)), numpy_dtype(_row(dst_name))
+        if dst.kind in "iu":
+            info = np.iinfo(dst)
+            lo, hi = int(info.min), int(info.max)
+            scale = (hi - lo) * 0.4
+        elif dst.itemsize < src.itemsize:
+            lo, hi, scale = -65504.0, 65504.0, 3e4     # within float16's and bfloat16's range
+        else:
+            lo, hi, scale = -100, 100, 60               # widening
+        if src.kind in "iu":
+            s = np.iinfo(src)
+            x = np.clip(rng.normal(size=n) * scale + (lo + hi) / 2, s.min, s.max).astype(src)
+            lo, hi = max(lo, int(s.min)), min(hi, int(s.max))
+        else:
+            x = (rng.normal(size=n) * scale + (lo + hi) / 2).astype(src)
+        out = np.empty(n, dst)
+        copy_dst = np.empty_like(x)
+        funcs = {"fastclip": lambda x=x, lo=lo, hi=hi, out=out: fastclip.clip(
+                     x, lo, hi, out=out, casting="unsafe"),
+                 "np.clip": lambda x=x, lo=lo, hi=hi, out=out: np.clip(
+                     x, lo, hi, out=out, casting="unsafe"),
+                 "np.copyto": lambda x=x, c=copy_dst: np.copyto(c, x)}
+        if torch is not None and src.name != "bfloat16":
+            td = _torch_dtype(torch, dst)
+            tx = torch.from_numpy(x)
+            peer = lambda tx=tx, lo=lo, hi=hi, td=td: torch.clamp(tx, lo, hi).to(td)  # noqa: E731
+            try:
+                peer()
+            except (RuntimeError, NotImplementedError, TypeError, AttributeError):
+                peer = None         # torch has no clamp for this source (uint16)
+            if td is not None and peer is not None:
+                funcs["torch.clamp"] = peer
+        # int64 has two rows ('l' and 'q', distinct type numbers): name the second
+        label = f"{src.name}{' (q)' if src_name == 'longlong' else ''}->{dst.name}"
+        yield label, funcs
+
+
+def convert_section(torch, repeats, min_seconds, progress=None):
+    rows = []
+    torch_threads = torch.get_num_threads() if torch is not None else None
+    before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)
+    if torch is not None:
+        torch.set_num_threads(1)
+    try:
+        for pair, funcs in convert_cases(torch):
+            if progress is not None:
+                print(f"[convert] {pair}", file=progress, flush=True)
+            rows.append({"pair": pair, "n": CALL_N,
+                         "seconds": time_interleaved(funcs, repeats, min_seconds)})
+    finally:
+        fastclip.set_num_threads(before)
+        if torch is not None:
+            torch.set_num_threads(torch_threads)
+    return rows
+
+
 SCALE_DTYPES = ("float32", "float64", "ubyte", "bfloat16")
 SCALE_N = 2**24
 
@@ -490,6 +555,7 @@ def run(quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, use_to
     if calls:
         report["calls"], report["address_sweep"] = calls_section(torch, repeats, min_seconds,
                                                                  progress)
+        report["convert"] = convert_section(torch, repeats, min_seconds, progress)
     if scale:
         report["threads"] = threads_section(torch, repeats, progress)
         if progress is not None:
@@ -535,6 +601,18 @@ def _format_sections(report, lines):
             lines.append(f"{r['group']:<22} {r['dtype']:<9} {r['case']:<32} {_fmt_time(fc):>10} "
                          f"{_fmt_time(npc):>10} {npc / fc:>7.1f}x "
                          f"{(_fmt_time(th) if th else '-'):>10} {(f'{th / fc:.2f}x' if th else '-'):>8}")
+    if report.get("convert"):
+        lines += ["", "Clip and convert: out of another dtype, casting='unsafe', n = 1e5, one thread "
+                  "each; bounds at the destination's range; torch: clamp(x, lo, hi).to(dtype)",
+                  f"{'pair':<20} {'fastclip':>10} {'np.clip':>10} {'speedup':>8} {'vs copyto':>9} "
+                  f"{'torch':>10} {'vs torch':>8}"]
+        for r in report["convert"]:
+            t = r["seconds"]
+            fc, npc, th = t["fastclip"], t["np.clip"], t.get("torch.clamp")
+            lines.append(f"{r['pair']:<20} {_fmt_time(fc):>10} {_fmt_time(npc):>10} "
+                         f"{npc / fc:>7.1f}x {fc / t['np.copyto']:>8.2f}x "
+                         f"{(_fmt_time(th) if th else '-'):>10} {(f'{th / fc:.2f}x' if th else '-'):>8}")
+        lines.append("vs copyto = fastclip time / np.copyto time of the source array.")
     if report.get("address_sweep"):
         dists = list(dict.fromkeys(r["distance"] for r in report["address_sweep"]))
         lines += ["", "Address sweep: n = 1e5 out=, fastclip time / np.copyto time, by the distance "
@@ -631,6 +709,8 @@ def main(argv=None):
                    help="leave out the threads, idle-gap, concurrency and Dask sections")
     p.add_argument("--idle", action="store_true",
                    help="only the idle-gap section (large calls after idle time)")
+    p.add_argument("--convert", action="store_true",
+                   help="only the clip-and-convert section (out of another dtype)")
     p.add_argument("--no-calls", action="store_true",
                    help="leave out the every-call section and the address sweep")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -639,6 +719,19 @@ def main(argv=None):
     layouts = tuple(args.layouts.split(",")) if args.layouts else None
     if layouts and not set(layouts) <= set(LAYOUTS_FULL):
         p.error(f"unknown layout in {args.layouts!r}; choose from {', '.join(LAYOUTS_FULL)}")
+    if args.convert:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        torch = None if args.no_torch else torch
+        report = {"system": system_line(torch), "results": [],
+                  "convert": convert_section(torch, args.repeats or 9, 0.01, progress=sys.stderr)}
+        print(format_table(report))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+        return 0
     if args.idle:
         try:
             import torch

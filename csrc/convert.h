@@ -1,0 +1,286 @@
+/* Clip and convert in one pass (issue 12): np.clip(x, lo, hi, out=o,
+ * casting=...) with o of another dtype, which NumPy runs as its clip loop in
+ * x's dtype, then a buffered cast into o. Here each element is clipped exactly
+ * as the clip loop does and converted exactly as NumPy's (or ml_dtypes') cast
+ * does, in one pass and without a temporary.
+ *
+ * Exactness, and what is left to NumPy:
+ * - fused only when both bounds, converted, are inside the destination's
+ *   range (fc_in_range_*), so every result is too: float to int truncates
+ *   toward zero as C does, and nothing overflows, so NumPy's cast gives no
+ *   warning either. Other bounds keep today's route (NumPy's clip and cast).
+ * - a NaN met in x (NumPy's cast of NaN to an integer warns and gives a
+ *   platform value; a NaN's payload may change in a float narrowing) makes
+ *   the loop report it, and the caller hands the whole call to NumPy, which
+ *   rewrites every element of out.
+ * - the float narrowings round to nearest even, as NumPy and ml_dtypes do:
+ *   float32 -> float16 with F16C's vcvtps2ph (or a software conversion in the
+ *   baseline build), float -> bfloat16 by ml_dtypes' rounding of the float32
+ *   bits (float64 goes through float32 first, as ml_dtypes does: see
+ *   csrc/float16.h), float64 -> float32 by the C cast.
+ * Clip step: the scalar-bounds rule of the clip loops (x < lo ? lo : x, then
+ * t > hi ? hi : t: a tie keeps x); float16 sources are clipped in float32,
+ * where float16 values compare alike.
+ *
+ * Each loop: n elements, both operands contiguous; returns nonzero when a NaN
+ * was met. Compiled into each SIMD build (fastclip/_kernels.pyx.in).
+ */
+#ifndef FASTCLIP_CONVERT_H
+#define FASTCLIP_CONVERT_H
+
+#include <limits.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include <numpy/npy_common.h>
+#include "float16.h"
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+typedef int (*fc_convert_t)(const char *x, char *out, npy_intp n, const void *lo,
+                            const void *hi);
+typedef int (*fc_in_range_t)(const void *lo, const void *hi);
+
+typedef struct {
+    fc_convert_t convert;
+    fc_in_range_t in_range;
+    int src_size, dst_size;
+} fc_convert_entry_t;
+
+/* the scalar-bounds clip step of fastclip/_kernels.pyx.in (and NumPy's loop):
+ * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
+#define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
+
+/* both bounds, lowest and highest, inside [dmin, dmax] as the cast sees them */
+#define FC_BOUNDS(S)                                                           \
+    S lo = *(const S *)plo, hi = *(const S *)phi;                               \
+    double m = (double)(lo < hi ? lo : hi), M = (double)(lo < hi ? hi : lo);    \
+    (void)m; (void)M;
+
+/* float -> integer: truncation toward zero of a value in range */
+#define FC_CONVERT_FTOI(SN, S, DN, D, DMIN, DMAX)                               \
+    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
+    {                                                                          \
+        FC_BOUNDS(S)                                                           \
+        return lo == lo && hi == hi && m > (double)(DMIN) - 1.0                \
+               && M < (double)(DMAX) + 1.0;                                    \
+    }                                                                          \
+    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
+                                  const void *plo, const void *phi)            \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        D *o = (D *)po;                                                        \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        int nan = 0;                                                           \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S v = x[i];                                                        \
+            nan |= v != v;                                                     \
+            FC_CLIP(v, lo, hi);                                     \
+            o[i] = (D)(int)v;                                                  \
+        }                                                                      \
+        return nan;                                                            \
+    }
+
+/* integer -> narrower integer: the value in range, so the cast keeps it */
+#define FC_CONVERT_ITOI(SN, S, DN, D, DMIN, DMAX)                               \
+    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
+    {                                                                          \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        S m = lo < hi ? lo : hi, M = lo < hi ? hi : lo;                         \
+        return m >= (S)(DMIN) && M <= (S)(DMAX);                                \
+    }                                                                          \
+    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
+                                  const void *plo, const void *phi)            \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        D *o = (D *)po;                                                        \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S v = x[i];                                                        \
+            FC_CLIP(v, lo, hi);                                     \
+            o[i] = (D)v;                                                       \
+        }                                                                      \
+        return 0;                                                              \
+    }
+
+/* integer -> float32: exact */
+#define FC_CONVERT_ITOF(SN, S, DN, D)                                           \
+    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
+    {                                                                          \
+        (void)plo; (void)phi;                                                  \
+        return 1;                                                              \
+    }                                                                          \
+    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
+                                  const void *plo, const void *phi)            \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        D *o = (D *)po;                                                        \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S v = x[i];                                                        \
+            FC_CLIP(v, lo, hi);                                     \
+            o[i] = (D)v;                                                       \
+        }                                                                      \
+        return 0;                                                              \
+    }
+
+/* float64 -> float32: the C cast rounds to nearest even, as NumPy's does */
+#define FC_CONVERT_NARROW(SN, S, DN, D, DMAX)                                   \
+    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
+    {                                                                          \
+        FC_BOUNDS(S)                                                           \
+        return lo == lo && hi == hi && fabs(m) <= (DMAX) && fabs(M) <= (DMAX);  \
+    }                                                                          \
+    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
+                                  const void *plo, const void *phi)            \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        D *o = (D *)po;                                                        \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        int nan = 0;                                                           \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S v = x[i];                                                        \
+            nan |= v != v;                                                     \
+            FC_CLIP(v, lo, hi);                                     \
+            o[i] = (D)v;                                                       \
+        }                                                                      \
+        return nan;                                                            \
+    }
+
+/* float32 bits -> bfloat16 bits, rounding to nearest even (ml_dtypes' rule
+ * for a value that is not NaN) */
+static inline npy_uint16 fc_float_bits_to_bfloat16(npy_uint32 u)
+{
+    return (npy_uint16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+#define FC_BFLOAT16_MAX 3.3895313892515355e38    /* its largest finite value */
+
+/* float32 or float64 -> bfloat16 (through float32, as ml_dtypes does) */
+#define FC_CONVERT_BF16(SN, S)                                                  \
+    static int fc_in_range_##SN##_bfloat16(const void *plo, const void *phi)    \
+    {                                                                          \
+        FC_BOUNDS(S)                                                           \
+        return lo == lo && hi == hi && fabs(m) <= FC_BFLOAT16_MAX               \
+               && fabs(M) <= FC_BFLOAT16_MAX;                                  \
+    }                                                                          \
+    static int fc_cvt_##SN##_bfloat16(const char *px, char *po, npy_intp n,    \
+                                      const void *plo, const void *phi)        \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        npy_uint16 *o = (npy_uint16 *)po;                                      \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        int nan = 0;                                                           \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S v = x[i];                                                        \
+            nan |= v != v;                                                     \
+            FC_CLIP(v, lo, hi);                                     \
+            float f = (float)v;                                                \
+            npy_uint32 u;                                                      \
+            memcpy(&u, &f, sizeof u);                                          \
+            o[i] = fc_float_bits_to_bfloat16(u);                               \
+        }                                                                      \
+        return nan;                                                            \
+    }
+
+/* float32 -> float16 */
+static int fc_in_range_float_half(const void *plo, const void *phi)
+{
+    FC_BOUNDS(float)
+    return lo == lo && hi == hi && fabs(m) <= 65504.0 && fabs(M) <= 65504.0;
+}
+
+#define FC_CONVERT_BLOCK 256
+
+static int fc_cvt_float_half(const char *px, char *po, npy_intp n, const void *plo,
+                             const void *phi)
+{
+    const float *x = (const float *)px;
+    npy_uint16 *o = (npy_uint16 *)po;
+    float lo = *(const float *)plo, hi = *(const float *)phi;
+    float buf[FC_CONVERT_BLOCK];
+    int nan = 0;
+    for (npy_intp i = 0; i < n; i += FC_CONVERT_BLOCK) {
+        npy_intp m = n - i < FC_CONVERT_BLOCK ? n - i : FC_CONVERT_BLOCK;
+        for (npy_intp j = 0; j < m; j++) {
+            float v = x[i + j];
+            nan |= v != v;
+            FC_CLIP(v, lo, hi);
+            buf[j] = v;
+        }
+        npy_intp j = 0;
+#if defined(__F16C__)
+        for (; j + 8 <= m; j += 8) {
+            __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(buf + j),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            _mm_storeu_si128((__m128i *)(o + i + j), h);
+        }
+#endif
+        for (; j < m; j++) {
+            int overflow;
+            o[i + j] = fc_double_to_half((double)buf[j], &overflow);
+        }
+    }
+    return nan;
+}
+
+/* float16 -> float32 */
+static inline float fc_half_to_float(npy_uint16 h)
+{
+    npy_uint32 sign = (npy_uint32)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    npy_uint32 u;
+    if (e == 0x1f) {
+        u = sign | 0x7f800000u | (m << 13);
+    }
+    else if (e != 0) {
+        u = sign | ((e + 112) << 23) | (m << 13);
+    }
+    else if (m == 0) {
+        u = sign;
+    }
+    else {
+        float f = (float)m * (1.0f / 16777216.0f);       /* m * 2**-24, exact */
+        memcpy(&u, &f, sizeof u);
+        u |= sign;
+    }
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static int fc_in_range_half_float(const void *plo, const void *phi)
+{
+    npy_uint16 lo = *(const npy_uint16 *)plo, hi = *(const npy_uint16 *)phi;
+    return (lo & 0x7fffu) <= 0x7c00u && (hi & 0x7fffu) <= 0x7c00u;   /* not NaN */
+}
+
+static int fc_cvt_half_float(const char *px, char *po, npy_intp n, const void *plo,
+                             const void *phi)
+{
+    const npy_uint16 *x = (const npy_uint16 *)px;
+    float *o = (float *)po;
+    float lo = fc_half_to_float(*(const npy_uint16 *)plo);
+    float hi = fc_half_to_float(*(const npy_uint16 *)phi);
+    int nan = 0;
+    npy_intp i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
+        nan |= _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        v = _mm256_blendv_ps(v, _mm256_set1_ps(lo), _mm256_cmp_ps(v, _mm256_set1_ps(lo), _CMP_LT_OQ));
+        v = _mm256_blendv_ps(v, _mm256_set1_ps(hi), _mm256_cmp_ps(v, _mm256_set1_ps(hi), _CMP_GT_OQ));
+        _mm256_storeu_ps(o + i, v);
+    }
+#endif
+    for (; i < n; i++) {
+        float v = fc_half_to_float(x[i]);
+        nan |= v != v;
+        FC_CLIP(v, lo, hi);
+        o[i] = v;
+    }
+    return nan != 0;
+}
+
+#endif

@@ -1,0 +1,215 @@
+"""Clip and convert in one pass (csrc/convert.h): np.clip(x, lo, hi, out=o,
+casting=...) with o of another dtype. Every pair of CONVERSIONS, compared bit
+for bit with NumPy's clip-then-cast (results, warnings, exceptions), and shown
+to run the fused loop where it should. Every 8- and 16-bit source pattern;
+float32 and float64 sources by special values and samples (tools/
+convert_check.py runs all 2**32 float32 patterns). Run under each SIMD target
+by .ci/run (FASTCLIP_SIMD)."""
+
+import numpy as np
+import pytest
+
+import fastclip
+from fastclip import _threads, _ufunc
+from fastclip._dtypes import CONVERSIONS, DTYPES, numpy_dtype
+from tests.reference import assert_same, assert_same_outcome, outcome
+
+ROWS = {r.name: numpy_dtype(r) for r in DTYPES}
+PAIRS = [(ROWS[s], ROWS[d]) for s, d in CONVERSIONS]
+IDS = [f"{ROWS[s].name}->{ROWS[d].name}" for s, d in CONVERSIONS]
+
+
+def finite_max(dt):
+    return float(np.finfo(dt).max) if dt.kind == "f" else float(
+        np.float32(3.3895313892515355e38) if dt.name == "bfloat16" else 0)
+
+
+def dst_range(dt):
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return int(info.min), int(info.max)
+    m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
+    return -m, m
+
+
+def sources(src, rng):
+    """Every pattern of an 8/16-bit source; otherwise the values that matter
+    (zeros, subnormals, infinities, halfway points, the destination ranges'
+    edges) and random ones at several scales. No NaN (see test_nan_...)."""
+    if src.itemsize <= 2:
+        x = np.arange(2 ** (8 * src.itemsize), dtype=np.uint64).astype(
+            f"u{src.itemsize}").view(src)
+        if src.kind == "f":
+            x = x[~np.isnan(x)]
+        return x
+    if src.kind in "iu":
+        info = np.iinfo(src)
+        edges = [info.min, info.min + 1, -129, -128, -127, -1, 0, 1, 127, 128, 255, 256,
+                 32767, 32768, 65535, 65536, info.max - 1, info.max]
+        return np.concatenate([np.array(edges, src),
+                               rng.integers(info.min, info.max, 20000, dtype=src),
+                               rng.integers(-70000, 70000, 20000).astype(src)])
+    special = [0.0, -0.0, np.inf, -np.inf, 0.5, -0.5, 1.5, 2.5, -1.5, 0.49999997,
+               127.5, 128.5, 254.5, 255.5, 255.99998, 256.0, -128.5, -129.0, 32767.5,
+               65535.5, 65504.0, 65519.99, 65520.0, 5.96e-8, 2.98e-8, 6.1e-5, 1e-45,
+               -1e-45, 1e-300, 3.3895313892515355e38, 3.4e38]
+    with np.errstate(over="ignore"):
+        x = np.concatenate([
+            np.array(special, np.float64).astype(src),
+            (rng.normal(size=20000) * 100).astype(src),
+            (rng.normal(size=20000) * 40000).astype(src),
+            rng.uniform(-300, 300, 20000).astype(src),
+            (rng.normal(size=20000) * 1e-6).astype(src),
+            np.round(rng.uniform(-300, 300, 10000)).astype(src) + src.type(0.5),
+        ])
+    return x
+
+
+def bound_pairs(src, dst):
+    """Bounds inside the destination's range (the fused loop's calls), ties
+    and lo > hi among them."""
+    lo, hi = dst_range(dst)
+    if src.kind in "iu":
+        s = np.iinfo(src)
+        lo, hi = max(lo, int(s.min)), min(hi, int(s.max))
+        mid = (lo + hi) // 2
+        return [(lo, hi), (lo + 1, hi - 1), (mid, mid + 3), (mid + 3, mid), (0, 0), (mid, mid)]
+    if dst.kind in "iu":
+        return [(lo, hi), (lo - 0.99, hi + 0.99), (-0.5, 120.7), (10.25, 3.5), (0.0, 0.0),
+                (-0.0, 0.0), (0.0, -0.0), (lo + 0.5, lo + 0.75)]
+    if dst.kind == "f" and dst.itemsize == 4 and src.itemsize <= 2:
+        return [(-1.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (0.5, 0.25), (-1e4, 6e4), (-np.inf, np.inf)]
+    return [(lo, hi), (-1.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (0.5, 0.25), (-1e-3, 65504.0),
+            (-1e4, 1e4)]
+
+
+def both(x, lo, hi, dst, casting="unsafe", out_shape=None):
+    """fastclip and NumPy into fresh outs of dst filled with garbage."""
+    shape = x.shape if out_shape is None else out_shape
+    o1 = np.full(shape, 7, np.uint8).view(np.uint8)
+    o1 = np.frombuffer(np.full(int(np.prod(shape)) * dst.itemsize, 0xA5, np.uint8).tobytes(),
+                       dst).reshape(shape).copy()
+    o2 = o1.copy()
+    got = outcome(lambda: (fastclip.clip(x, lo, hi, out=o1, casting=casting), o1, x))
+    exp = outcome(lambda: (np.clip(x, lo, hi, out=o2, casting=casting), o2, x))
+    return got, exp
+
+
+@pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
+def test_every_pair_is_fused_and_exact(src, dst):
+    rng = np.random.default_rng(12)
+    x = sources(src, rng)
+    for lo, hi in bound_pairs(src, dst):
+        for bounds in ((lo, hi), (src.type(lo), src.type(hi))):
+            got, exp = both(x, *bounds, dst)
+            assert_same_outcome(got, exp, with_out=True)
+            assert got[1][0] is got[1][1]           # returns out
+        # the fused loop did it (a NaN-free source, bounds in range)
+        o = np.empty(x.shape, dst)
+        assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), (lo, hi)
+        assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
+
+
+@pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"],
+                         ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
+def test_nan_goes_numpys_way(src, dst):
+    """A NaN in x: NumPy's cast (its value, its 'invalid value' warning)."""
+    x = np.array([1.0, np.nan, -2.0, 300.0, -np.nan, 0.5] * 50, np.float64).astype(src)
+    lo, hi = bound_pairs(src, dst)[0]
+    got, exp = both(x, lo, hi, dst)
+    assert_same_outcome(got, exp, messages=True, with_out=True)
+    assert not _ufunc._convert_for_tests(x, lo, hi, np.empty(x.shape, dst), "unsafe")
+
+
+@pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
+def test_bounds_outside_the_destination_go_numpys_way(src, dst):
+    rng = np.random.default_rng(13)
+    x = sources(src, rng)[:5000]
+    lo, hi = dst_range(dst)
+    cases = []
+    if src.kind in "iu":
+        s = np.iinfo(src)
+        if s.min < lo:
+            cases.append((lo - 1, hi))
+        if s.max > hi:
+            cases.append((lo, hi + 1))
+    elif dst.kind in "iu":
+        cases += [(lo - 1.0, hi), (lo, hi + 1.0), (-1e10, 1e10)]
+    elif dst.itemsize < src.itemsize:         # a float narrowing
+        cases += [(-np.inf, np.inf), (-1e39 if src.itemsize == 8 else -np.inf, 0.0)]
+    cases += [(np.nan, 1.0)] if src.kind == "f" else []
+    if not cases:
+        pytest.skip("every bound of this source converts into the destination")
+    for lo_, hi_ in cases:
+        with np.errstate(all="ignore"):
+            got, exp = both(x, lo_, hi_, dst)
+        assert_same_outcome(got, exp, with_out=True)
+        with np.errstate(all="ignore"):
+            assert not _ufunc._convert_for_tests(x, lo_, hi_, np.empty(x.shape, dst), "unsafe")
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe", "bogus"])
+@pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
+def test_casting_rules_are_numpys(src, dst, casting):
+    x = sources(src, np.random.default_rng(14))[:100]
+    lo, hi = bound_pairs(src, dst)[0]
+    got, exp = both(x, lo, hi, dst, casting=casting)
+    assert_same_outcome(got, exp, with_out=True)
+
+
+def test_layouts_the_fused_loop_does_not_take():
+    """Strided, reversed, 2-D views, out overlapping x, zero size, another
+    byte order: the same result as NumPy's, whichever route it takes."""
+    rng = np.random.default_rng(15)
+    base = (rng.normal(size=(60, 80)) * 200).astype(np.float32)
+    for x, shape in ((base, None), (base[:, ::2], None), (base[::-1], None), (base.T, None),
+                     (base[:0], None)):
+        got, exp = both(x, 0, 255, np.dtype(np.uint8))
+        assert_same_outcome(got, exp, with_out=True)
+    # out a uint8 view of x's own buffer (NumPy buffers; so must we)
+    for k in range(2):
+        x1, x2 = base.copy(), base.copy()
+        o1 = x1.view(np.uint8)[:, k::4]
+        o2 = x2.view(np.uint8)[:, k::4]
+        fastclip.clip(x1, 0, 255, out=o1, casting="unsafe")
+        np.clip(x2, 0, 255, out=o2, casting="unsafe")
+        assert_same(x1, x2)
+    swapped = base.astype(base.dtype.newbyteorder())
+    got, exp = both(swapped, 0, 255, np.dtype(np.uint8))
+    assert_same_outcome(got, exp, with_out=True)
+
+
+@pytest.mark.skipif(not _ufunc.HAVE_THREAD_POOL, reason="no helper threads")
+def test_large_calls_split_across_threads_give_the_same_bits():
+    import threading
+    x = (np.random.default_rng(16).normal(size=3_000_001) * 200).astype(np.float32)
+    expected = np.clip(x, -128, 127, out=np.empty(x.shape, np.int8), casting="unsafe")
+    _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident, _ufunc.thread_pool())
+    _ufunc._pool_for_tests(split_every_call=True)
+    try:
+        before = _ufunc._pool_for_tests()[1]
+        o = np.empty(x.shape, np.int8)
+        assert fastclip.clip(x, -128, 127, out=o, casting="unsafe") is o
+        assert_same(o, expected)
+        assert _ufunc._pool_for_tests()[1] > before
+    finally:
+        _ufunc._pool_for_tests(split_every_call=False)
+        _threads._apply()
+
+
+NARROWINGS = [(s, d) for s, d in PAIRS if s == np.float32]
+
+
+@pytest.mark.parametrize("src,dst", NARROWINGS,
+                         ids=[f"float32->{d.name}" for _, d in NARROWINGS])
+def test_sampled_float32_patterns(src, dst):
+    """2**21 random float32 bit patterns (NaNs aside), bounds at the
+    destination's extremes, so most values are converted, not clipped.
+    tools/convert_check.py does all 2**32."""
+    bits = np.random.default_rng(17).integers(0, 2**32, 2**21, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    x = x[~np.isnan(x)]
+    lo, hi = dst_range(dst)
+    o = np.empty(x.shape, dst)
+    assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe")
+    assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
