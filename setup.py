@@ -40,7 +40,8 @@ TARGETS = list(bu.simd_targets("gcc", ARCH))
 def render(template, target, out):
     text = Template(open(template).read(), name=template).substitute(
         DTYPES=TABLE["DTYPES"], EXPONENT_MASK=TABLE["EXPONENT_MASK"], target=target,
-        CONVERSIONS=TABLE["CONVERSIONS"], conversion_macro=TABLE["conversion_macro"])
+        CONVERSIONS=TABLE["CONVERSIONS"], CONVERT_ONLY=TABLE["CONVERT_ONLY"],
+        conversion_macro=TABLE["conversion_macro"])
     header = f"# generated from {os.path.basename(template)} for target {target}, do not edit\n"
     text = header + text
     if not os.path.exists(out) or open(out).read() != text:

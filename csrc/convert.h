@@ -185,6 +185,55 @@ static inline npy_uint16 fc_float_bits_to_bfloat16(npy_uint32 u)
         return nan;                                                            \
     }
 
+/* float32 -> a float8 format with M mantissa bits and exponent bias B, the
+ * value's magnitude at most the format's largest finite (fc_in_range_*):
+ * round to nearest even, ml_dtypes' rule. Normal results: the float32 bits
+ * rounded at the format's last mantissa bit and rebiased (a carry into the
+ * exponent is the right rounding up); subnormal ones (and zero): the value in
+ * units of the smallest subnormal, a power-of-two scaling (exact), rounded to
+ * the nearest even integer by rint, which may give the smallest normal's bits
+ * exactly. A float64 goes through float32 first, as ml_dtypes does (checked:
+ * 1 + 2**-4 + 2**-40 gives 1.0 in float8_e4m3fn). */
+static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
+{
+    npy_uint32 u;
+    memcpy(&u, &v, sizeof u);
+    npy_uint32 sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu, r;
+    if (a >= ((npy_uint32)(127 - B + 1) << 23)) {
+        int shift = 23 - M;
+        a += ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u);
+        r = (a >> shift) - ((npy_uint32)(127 - B) << M);
+    }
+    else {
+        float f;
+        memcpy(&f, &a, sizeof f);
+        r = (npy_uint32)rintf(f * (float)(1 << (B - 1 + M)));
+    }
+    return (npy_uint8)(sign | r);
+}
+
+#define FC_CONVERT_F8(SN, S, DN, M, B, TOP)                                     \
+    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
+    {                                                                          \
+        FC_BOUNDS(S)                                                           \
+        return lo == lo && hi == hi && fabs(m) <= (TOP) && fabs(M) <= (TOP);    \
+    }                                                                          \
+    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
+                                  const void *plo, const void *phi)            \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        npy_uint8 *o = (npy_uint8 *)po;                                        \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        int nan = 0;                                                           \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S v = x[i];                                                        \
+            nan |= v != v;                                                     \
+            FC_CLIP(v, lo, hi);                                                \
+            o[i] = fc_float_to_float8((float)v, M, B);                         \
+        }                                                                      \
+        return nan;                                                            \
+    }
+
 /* float32 -> float16 */
 static int fc_in_range_float_half(const void *plo, const void *phi)
 {

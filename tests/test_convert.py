@@ -11,24 +11,22 @@ import pytest
 
 import fastclip
 from fastclip import _threads, _ufunc
-from fastclip._dtypes import CONVERSIONS, DTYPES, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, CONVERT_ONLY, DTYPES, FLOAT8, numpy_dtype
 from tests.reference import assert_same, assert_same_outcome, outcome
 
-ROWS = {r.name: numpy_dtype(r) for r in DTYPES}
+ROWS = {r.name: numpy_dtype(r) for r in DTYPES + CONVERT_ONLY}
 PAIRS = [(ROWS[s], ROWS[d]) for s, d in CONVERSIONS]
 IDS = [f"{ROWS[s].name}->{ROWS[d].name}" for s, d in CONVERSIONS]
-
-
-def finite_max(dt):
-    return float(np.finfo(dt).max) if dt.kind == "f" else float(
-        np.float32(3.3895313892515355e38) if dt.name == "bfloat16" else 0)
 
 
 def dst_range(dt):
     if dt.kind in "iu":
         info = np.iinfo(dt)
         return int(info.min), int(info.max)
-    m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
+    if dt.name in FLOAT8:
+        m = FLOAT8[dt.name][3]
+    else:
+        m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
     return -m, m
 
 
@@ -50,6 +48,8 @@ def sources(src, rng):
                                rng.integers(info.min, info.max, 20000, dtype=src),
                                rng.integers(-70000, 70000, 20000).astype(src)])
     special = [0.0, -0.0, np.inf, -np.inf, 0.5, -0.5, 1.5, 2.5, -1.5, 0.49999997,
+               448.0, 464.0, 440.0, 57344.0, 1.0625, 1.0625000001, 2.0**-9, 2.0**-10,
+               3 * 2.0**-10, 2.0**-16, 2.0**-17, 1.5 * 2.0**-16, 0.015625, 0.0146484375,
                127.5, 128.5, 254.5, 255.5, 255.99998, 256.0, -128.5, -129.0, 32767.5,
                65535.5, 65504.0, 65519.99, 65520.0, 5.96e-8, 2.98e-8, 6.1e-5, 1e-45,
                -1e-45, 1e-300, 3.3895313892515355e38, 3.4e38]
@@ -79,8 +79,9 @@ def bound_pairs(src, dst):
                 (-0.0, 0.0), (0.0, -0.0), (lo + 0.5, lo + 0.75)]
     if dst.kind == "f" and dst.itemsize == 4 and src.itemsize <= 2:
         return [(-1.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (0.5, 0.25), (-1e4, 6e4), (-np.inf, np.inf)]
-    return [(lo, hi), (-1.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (0.5, 0.25), (-1e-3, 65504.0),
-            (-1e4, 1e4)]
+    top = min(hi, 65504.0)
+    return [(lo, hi), (-1.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (0.5, 0.25), (-1e-3, top),
+            (-top / 7, top / 3)]
 
 
 def both(x, lo, hi, dst, casting="unsafe", out_shape=None):

@@ -44,6 +44,16 @@ DTYPES = [
     DType("bfloat16",  "unsigned short",     None, "bfloat16"),
 ]
 
+# Formats fastclip converts into but has no clip loop for (yet): ml_dtypes'
+# float8s, the ONNX FLOAT8E4M3FN and FLOAT8E5M2 (OCP) formats.
+CONVERT_ONLY = [
+    DType("float8_e4m3fn", "unsigned char", None, "float8"),
+    DType("float8_e5m2",   "unsigned char", None, "float8"),
+]
+
+# float8 formats: (exponent bits, mantissa bits, exponent bias, largest finite value)
+FLOAT8 = {"float8_e4m3fn": (4, 3, 7, 448.0), "float8_e5m2": (5, 2, 15, 57344.0)}
+
 # Clip and convert in one pass (issue 12): (source row, destination row). Each
 # pair is a fused loop fc_cvt_<source>_<destination> (csrc/convert.h, chosen
 # by the rows' kinds) that the fast path runs for np.clip(x, lo, hi, out=o)
@@ -52,6 +62,7 @@ DTYPES = [
 CONVERSIONS = [
     *((src, dst) for src in ("float", "double") for dst in ("ubyte", "byte", "ushort", "short")),
     ("float", "half"), ("float", "bfloat16"), ("double", "bfloat16"), ("double", "float"),
+    *((src, f8) for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2")),
     *((src, dst) for src in ("int", "long", "longlong") for dst in ("ubyte", "byte", "ushort", "short")),
     *((src, "float") for src in ("ubyte", "byte", "ushort", "short", "half")),
 ]
@@ -63,8 +74,11 @@ INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
 
 def conversion_macro(src, dst):
     """The csrc/convert.h macro call (or None: a hand-written loop) of a pair."""
-    rows = {r.name: r for r in DTYPES}
+    rows = {r.name: r for r in DTYPES + CONVERT_ONLY}
     s, d = rows[src], rows[dst]
+    if d.kind == "float8":
+        e, m, bias, top = FLOAT8[dst]
+        return f"FC_CONVERT_F8({src}, {s.c_type}, {dst}, {m}, {bias}, {top})"
     if d.kind == "int" and s.kind == "float":
         return f"FC_CONVERT_FTOI({src}, {s.c_type}, {dst}, {d.c_type}, {', '.join(INT_RANGE[dst])})"
     if d.kind == "int" and s.kind == "int":
@@ -83,7 +97,7 @@ EXPONENT_MASK = {"half": 0x7C00, "bfloat16": 0x7F80}
 
 
 def numpy_dtype(row):
-    """The NumPy dtype of a table row (bfloat16 comes from ml_dtypes)."""
+    """The NumPy dtype of a table row (bfloat16 and the float8s come from ml_dtypes)."""
     import numpy as np
 
     if row.char is not None:

@@ -22,7 +22,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
-from fastclip._dtypes import CONVERSIONS, DTYPES, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, CONVERT_ONLY, DTYPES, numpy_dtype
 
 cnp.import_array()
 cnp.import_umath()
@@ -146,7 +146,7 @@ cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
 def _conversion_index():
     """(source type number, destination type number) -> the pair's index in
     CONVERSIONS (fastclip/_dtypes.py)."""
-    rows = {row.name: row for row in DTYPES}
+    rows = {row.name: row for row in DTYPES + CONVERT_ONLY}
     return {(numpy_dtype(rows[src]).num, numpy_dtype(rows[dst]).num): k
             for k, (src, dst) in enumerate(CONVERSIONS)}
 

@@ -46,8 +46,8 @@ def _bounds(dtype):
 
 
 def _torch_dtype(torch, dtype):
-    if dtype.name == "bfloat16":
-        return torch.bfloat16
+    if dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+        return getattr(torch, dtype.name, None)
     return getattr(torch, {"float64": "float64", "float32": "float32", "float16": "float16",
                            "int8": "int8", "uint8": "uint8", "int16": "int16",
                            "int32": "int32", "int64": "int64", "uint16": "uint16",
@@ -279,14 +279,18 @@ def calls_section(torch, repeats, min_seconds, progress=None):
 # side, the bounds at the destination's range (a saturating conversion).
 
 def convert_cases(torch=None, n=CALL_N):
-    from fastclip._dtypes import CONVERSIONS
+    from fastclip._dtypes import CONVERSIONS, CONVERT_ONLY, FLOAT8
     rng = np.random.default_rng(4)
+    rows = {r.name: numpy_dtype(r) for r in DTYPES + CONVERT_ONLY}
     for src_name, dst_name in CONVERSIONS:
-        src, dst = numpy_dtype(_row(src_name)), numpy_dtype(_row(dst_name))
+        src, dst = rows[src_name], rows[dst_name]
         if dst.kind in "iu":
             info = np.iinfo(dst)
             lo, hi = int(info.min), int(info.max)
             scale = (hi - lo) * 0.4
+        elif dst_name in FLOAT8:
+            hi = FLOAT8[dst_name][3]
+            lo, scale = -hi, hi / 2
         elif dst.itemsize < src.itemsize:
             lo, hi, scale = -65504.0, 65504.0, 3e4     # within float16's and bfloat16's range
         else:
