@@ -18,14 +18,17 @@ import time
 import numpy as np
 
 from fastclip import _ufunc
-from fastclip._dtypes import CONVERSIONS, DTYPES, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, CONVERT_ONLY, DTYPES, FLOAT8, numpy_dtype
 
 
 def dst_range(dt):
     if dt.kind in "iu":
         info = np.iinfo(dt)
         return int(info.min), int(info.max)
-    m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
+    if dt.name in FLOAT8:
+        m = FLOAT8[dt.name][3]
+    else:
+        m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
     return -m, m
 
 
@@ -35,7 +38,7 @@ def main(argv=None):
                    "float32 narrowings)")
     p.add_argument("--chunk-log2", type=int, default=24)
     args = p.parse_args(argv)
-    rows = {r.name: numpy_dtype(r) for r in DTYPES}
+    rows = {r.name: numpy_dtype(r) for r in DTYPES + CONVERT_ONLY}
     pairs = [(rows[s], rows[d]) for s, d in CONVERSIONS if rows[s] == np.float32]
     if args.pairs:
         wanted = set(args.pairs.split(","))
