@@ -77,7 +77,7 @@ typedef struct {
         for (npy_intp i = 0; i < n; i++) {                                     \
             S v = x[i];                                                        \
             nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                     \
+            FC_CLIP(v, lo, hi);                                                \
             o[i] = (D)(int)v;                                                  \
         }                                                                      \
         return nan;                                                            \
@@ -99,7 +99,7 @@ typedef struct {
         S lo = *(const S *)plo, hi = *(const S *)phi;                           \
         for (npy_intp i = 0; i < n; i++) {                                     \
             S v = x[i];                                                        \
-            FC_CLIP(v, lo, hi);                                     \
+            FC_CLIP(v, lo, hi);                                                \
             o[i] = (D)v;                                                       \
         }                                                                      \
         return 0;                                                              \
@@ -120,7 +120,7 @@ typedef struct {
         S lo = *(const S *)plo, hi = *(const S *)phi;                           \
         for (npy_intp i = 0; i < n; i++) {                                     \
             S v = x[i];                                                        \
-            FC_CLIP(v, lo, hi);                                     \
+            FC_CLIP(v, lo, hi);                                                \
             o[i] = (D)v;                                                       \
         }                                                                      \
         return 0;                                                              \
@@ -143,7 +143,7 @@ typedef struct {
         for (npy_intp i = 0; i < n; i++) {                                     \
             S v = x[i];                                                        \
             nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                     \
+            FC_CLIP(v, lo, hi);                                                \
             o[i] = (D)v;                                                       \
         }                                                                      \
         return nan;                                                            \
@@ -176,7 +176,7 @@ static inline npy_uint16 fc_float_bits_to_bfloat16(npy_uint32 u)
         for (npy_intp i = 0; i < n; i++) {                                     \
             S v = x[i];                                                        \
             nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                     \
+            FC_CLIP(v, lo, hi);                                                \
             float f = (float)v;                                                \
             npy_uint32 u;                                                      \
             memcpy(&u, &f, sizeof u);                                          \
