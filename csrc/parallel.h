@@ -14,7 +14,7 @@
  * together (fc_pool_retire). So at worst a split call runs at one thread's
  * speed plus a few lock operations. Calls of FC_WAKE_EARLY_BYTES and more,
  * which outlast a wake-up, wake them at the start, and a helper that wakes in
- * time joins in.
+ * time joins in; calls of FC_WAKE_AFTER_BYTES and more wake them after.
  *
  * Why not an OpenMP parallel region, as before (issue 11): its closing barrier
  * waits for every thread of the team, and a helper asleep on an idle vCPU took
@@ -83,12 +83,16 @@ typedef void (*fc_parallel_range_t)(fc_range_fn fn, void *ctx, npy_intp total, n
 #define FC_CHUNKS_PER_PART 8   /* so a late helper still finds work to share */
 #define FC_MIN_CHUNK_BYTES (64 << 10)
 /* A call this large (its input, estimated as chunks of FC_MIN_CHUNK_BYTES)
- * wakes sleeping helpers at its start, and one that wakes in time joins it:
- * it runs for milliseconds, longer than a wake-up. float64 n=2**24 out=, the
- * benchmark's threads section (each call some ms after the last): 15.4 ms on
- * 2 threads against 15.8 ms on one when helpers woke only after the call,
- * 8.0 ms with OpenMP. */
-#define FC_WAKE_EARLY_BYTES ((npy_intp)64 << 20)
+ * wakes sleeping helpers at its start, and one that wakes in time (before half
+ * of it is done) joins it: it outlasts a wake-up. Measured after idle gaps of
+ * 5-50 ms, 2 threads / 1 thread: float64 2**24 out= (128 MiB in) 0.52-0.89;
+ * float32 2**24 out= (64 MiB) 1.05-1.25 when it woke them at its start, so
+ * smaller calls do not. */
+#define FC_WAKE_EARLY_BYTES ((npy_intp)128 << 20)
+/* A call this large wakes sleeping helpers after it whatever the time since
+ * the last: the wake-up (30-70 us here) is small next to it, and calls that
+ * large tend to follow each other. */
+#define FC_WAKE_AFTER_BYTES ((npy_intp)16 << 20)
 #ifndef FC_MAX_CHUNK_GRAINS
 #define FC_MAX_CHUNK_GRAINS 8
 #endif
@@ -233,8 +237,12 @@ static void *fc_helper(void *arg)
         }
         seen = fc_pool.gen;
         fc_job_t *job = fc_pool.job;
-        if (job == NULL || job->joined + 1 >= job->nparts) {
-            continue;       /* retired already, or every part has its thread */
+        if (job == NULL || job->joined + 1 >= job->nparts
+                || __atomic_load_n(&job->done, __ATOMIC_RELAXED) > job->total / 2) {
+            /* retired already, every part has its thread, or (a helper woken
+             * late for a long call) most of it is done: a cold helper's
+             * first chunk could then end the call later than the caller would */
+            continue;
         }
         int part = ++job->joined;
         job->active++;
@@ -296,10 +304,10 @@ static int fc_pool_start_helpers(int want)
  * by the next call, and the wake-up is a cost for nothing (30-70 us a call on
  * this project's VM, whose halted vCPUs need an IPI: float32 2**18 out= with
  * 1 ms and 5 ms gaps, woken after every call, took 1.35-1.54x one thread). */
-static void fc_pool_retire(long started_ns)
+static void fc_pool_retire(long started_ns, int large)
 {
     fc_pool.busy = 0;
-    if (fc_pool.sleeping && started_ns - fc_pool.last_end_ns < FC_SPIN_NS) {
+    if (fc_pool.sleeping && (large || started_ns - fc_pool.last_end_ns < FC_SPIN_NS)) {
         fc_pool.pokes++;
         pthread_cond_broadcast(&fc_pool.wake);
     }
@@ -371,7 +379,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         pthread_mutex_unlock(&fc_pool.lock);
         fn(ctx, 0, total);
         pthread_mutex_lock(&fc_pool.lock);
-        fc_pool_retire(started_ns);
+        fc_pool_retire(started_ns, units >= FC_WAKE_AFTER_BYTES / FC_MIN_CHUNK_BYTES);
         pthread_mutex_unlock(&fc_pool.lock);
         return;
     }
@@ -409,7 +417,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     while (job.active) {            /* helpers that joined are awake and leaving */
         pthread_cond_wait(&fc_pool.left, &fc_pool.lock);
     }
-    fc_pool_retire(started_ns);
+    fc_pool_retire(started_ns, units >= FC_WAKE_AFTER_BYTES / FC_MIN_CHUNK_BYTES);
     pthread_mutex_unlock(&fc_pool.lock);
 #else   /* FC_POOL */
     /* an OpenMP region (Windows): one contiguous part per thread */

@@ -63,6 +63,27 @@ def main(path):
             cells = [x["seconds"]["fastclip"] / x["seconds"]["np.copyto"]
                      for x in r["address_sweep"] if x["dtype"] == d]
             print(f"| {d} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+    if r.get("convert"):
+        print("\n| clip and convert, n=1e5 (one thread) | speedup over np.clip | time / np.copyto "
+              "of the source | vs torch clamp().to() |")
+        print("| --- | --- | --- | --- |")
+        for x in r["convert"]:
+            t = x["seconds"]
+            th = t.get("torch.clamp")
+            vs_torch = f"{th / t['fastclip']:.2f}x" if th else "-"
+            print(f"| {x['pair']} | {t['np.clip'] / t['fastclip']:.1f}x | "
+                  f"{t['fastclip'] / t['np.copyto']:.2f} | {vs_torch} |")
+    if r.get("idle"):
+        print("\n| float32 out=, idle gap before each call | all threads | 1 thread | all / 1 | "
+              "np.clip | torch.clamp | torch / all |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for x in r["idle"]:
+            t = x["seconds"]
+            allt, one = t[f"fastclip {x['threads']} threads"], t["fastclip 1 thread"]
+            th = t.get("torch.clamp")
+            print(f"| n=2**{x['n'].bit_length() - 1}, {x['gap_ms']} ms | {allt * 1e3:.3f} ms | "
+                  f"{one * 1e3:.3f} ms | {allt / one:.2f} | {t['np.clip'] * 1e3:.3f} ms | "
+                  + (f"{th * 1e3:.3f} ms | {th / allt:.2f}x |" if th else "- | - |"))
     for key, a, b in (("concurrency", "sequential", "2 threads"),
                       ("dask", "dask.array.clip", "fastclip.clip")):
         if r.get(key):
