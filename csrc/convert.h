@@ -49,141 +49,81 @@ typedef struct {
     int src_size, dst_size;
 } fc_convert_entry_t;
 
+/* one call of a fused loop over [first, last), the unit csrc/parallel.h
+ * shares out among threads. A NaN met in any part sets nan (every writer
+ * stores 1; the pool's release/acquire on its done count orders it before the
+ * caller reads it). */
+typedef struct {
+    const fc_convert_entry_t *e;
+    const char *x;
+    char *out;
+    const void *lo, *hi;
+    int nan;
+} fc_convert_job_t;
+
+static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
+{
+    fc_convert_job_t *j = (fc_convert_job_t *)ctx;
+    if (j->e->convert(j->x + first * j->e->src_size, j->out + first * j->e->dst_size,
+                      last - first, j->lo, j->hi)) {
+        j->nan = 1;
+    }
+}
+
 /* the scalar-bounds clip step of fastclip/_kernels.pyx.in (and NumPy's loop):
  * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
 
-/* both bounds, lowest and highest, inside [dmin, dmax] as the cast sees them */
-#define FC_BOUNDS(S)                                                           \
-    S lo = *(const S *)plo, hi = *(const S *)phi;                               \
-    double m = (double)(lo < hi ? lo : hi), M = (double)(lo < hi ? hi : lo);    \
-    (void)m; (void)M;
-
-/* float -> integer: truncation toward zero of a value in range */
-#define FC_CONVERT_FTOI(SN, S, DN, D, DMIN, DMAX)                               \
-    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
+/* One fused loop and its bounds check, for every pair but the two float16
+ * ones below. CVT: the conversion of the clipped value v (an expression);
+ * RANGE_OK: the bounds' conversions are inside the destination's range, an
+ * expression in m and M, the lower and the higher bound as doubles (exact for
+ * every source type at the limits used). The NaN test is dropped by the
+ * compiler for integer sources. fastclip/_dtypes.py::conversion_macro writes
+ * each pair's CVT and RANGE_OK. */
+#define FC_CONVERT(SN, S, DN, CVT, RANGE_OK)                                   \
+    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)       \
     {                                                                          \
-        FC_BOUNDS(S)                                                           \
-        return lo == lo && hi == hi && m > (double)(DMIN) - 1.0                \
-               && M < (double)(DMAX) + 1.0;                                    \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                          \
+        double m = (double)(lo < hi ? lo : hi), M = (double)(lo < hi ? hi : lo);    \
+        (void)m; (void)M;                                                      \
+        return lo == lo && hi == hi && (RANGE_OK);                             \
     }                                                                          \
     static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
                                   const void *plo, const void *phi)            \
     {                                                                          \
         const S *x = (const S *)px;                                            \
-        D *o = (D *)po;                                                        \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                          \
         int nan = 0;                                                           \
         for (npy_intp i = 0; i < n; i++) {                                     \
             S v = x[i];                                                        \
             nan |= v != v;                                                     \
             FC_CLIP(v, lo, hi);                                                \
-            o[i] = (D)(int)v;                                                  \
+            FC_STORE_##DN(po, i, CVT);                                         \
         }                                                                      \
         return nan;                                                            \
     }
 
-/* integer -> narrower integer: the value in range, so the cast keeps it */
-#define FC_CONVERT_ITOI(SN, S, DN, D, DMIN, DMAX)                               \
-    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
-    {                                                                          \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
-        S m = lo < hi ? lo : hi, M = lo < hi ? hi : lo;                         \
-        return m >= (S)(DMIN) && M <= (S)(DMAX);                                \
-    }                                                                          \
-    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
-                                  const void *plo, const void *phi)            \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        D *o = (D *)po;                                                        \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
-        for (npy_intp i = 0; i < n; i++) {                                     \
-            S v = x[i];                                                        \
-            FC_CLIP(v, lo, hi);                                                \
-            o[i] = (D)v;                                                       \
-        }                                                                      \
-        return 0;                                                              \
-    }
+/* storing one converted element, by destination */
+#define FC_STORE_ubyte(po, i, v) (((npy_uint8 *)(po))[i] = (npy_uint8)(v))
+#define FC_STORE_byte(po, i, v) (((npy_int8 *)(po))[i] = (npy_int8)(v))
+#define FC_STORE_ushort(po, i, v) (((npy_uint16 *)(po))[i] = (npy_uint16)(v))
+#define FC_STORE_short(po, i, v) (((npy_int16 *)(po))[i] = (npy_int16)(v))
+#define FC_STORE_float(po, i, v) (((float *)(po))[i] = (float)(v))
+#define FC_STORE_bfloat16(po, i, v) (((npy_uint16 *)(po))[i] = (v))
+#define FC_STORE_float8_e4m3fn(po, i, v) (((npy_uint8 *)(po))[i] = (v))
+#define FC_STORE_float8_e5m2(po, i, v) (((npy_uint8 *)(po))[i] = (v))
 
-/* integer -> float32: exact */
-#define FC_CONVERT_ITOF(SN, S, DN, D)                                           \
-    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
-    {                                                                          \
-        (void)plo; (void)phi;                                                  \
-        return 1;                                                              \
-    }                                                                          \
-    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
-                                  const void *plo, const void *phi)            \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        D *o = (D *)po;                                                        \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
-        for (npy_intp i = 0; i < n; i++) {                                     \
-            S v = x[i];                                                        \
-            FC_CLIP(v, lo, hi);                                                \
-            o[i] = (D)v;                                                       \
-        }                                                                      \
-        return 0;                                                              \
-    }
-
-/* float64 -> float32: the C cast rounds to nearest even, as NumPy's does */
-#define FC_CONVERT_NARROW(SN, S, DN, D, DMAX)                                   \
-    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
-    {                                                                          \
-        FC_BOUNDS(S)                                                           \
-        return lo == lo && hi == hi && fabs(m) <= (DMAX) && fabs(M) <= (DMAX);  \
-    }                                                                          \
-    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
-                                  const void *plo, const void *phi)            \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        D *o = (D *)po;                                                        \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
-        int nan = 0;                                                           \
-        for (npy_intp i = 0; i < n; i++) {                                     \
-            S v = x[i];                                                        \
-            nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                                \
-            o[i] = (D)v;                                                       \
-        }                                                                      \
-        return nan;                                                            \
-    }
-
-/* float32 bits -> bfloat16 bits, rounding to nearest even (ml_dtypes' rule
+/* float32 -> bfloat16 bits, rounding to nearest even (ml_dtypes' rule
  * for a value that is not NaN) */
-static inline npy_uint16 fc_float_bits_to_bfloat16(npy_uint32 u)
+static inline npy_uint16 fc_float_to_bfloat16(float f)
 {
+    npy_uint32 u;
+    memcpy(&u, &f, sizeof u);
     return (npy_uint16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
 #define FC_BFLOAT16_MAX 3.3895313892515355e38    /* its largest finite value */
-
-/* float32 or float64 -> bfloat16 (through float32, as ml_dtypes does) */
-#define FC_CONVERT_BF16(SN, S)                                                  \
-    static int fc_in_range_##SN##_bfloat16(const void *plo, const void *phi)    \
-    {                                                                          \
-        FC_BOUNDS(S)                                                           \
-        return lo == lo && hi == hi && fabs(m) <= FC_BFLOAT16_MAX               \
-               && fabs(M) <= FC_BFLOAT16_MAX;                                  \
-    }                                                                          \
-    static int fc_cvt_##SN##_bfloat16(const char *px, char *po, npy_intp n,    \
-                                      const void *plo, const void *phi)        \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        npy_uint16 *o = (npy_uint16 *)po;                                      \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
-        int nan = 0;                                                           \
-        for (npy_intp i = 0; i < n; i++) {                                     \
-            S v = x[i];                                                        \
-            nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                                \
-            float f = (float)v;                                                \
-            npy_uint32 u;                                                      \
-            memcpy(&u, &f, sizeof u);                                          \
-            o[i] = fc_float_bits_to_bfloat16(u);                               \
-        }                                                                      \
-        return nan;                                                            \
-    }
 
 /* float32 -> a float8 format with M mantissa bits and exponent bias B, the
  * value's magnitude at most the format's largest finite (fc_in_range_*):
@@ -212,33 +152,11 @@ static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
     return (npy_uint8)(sign | r);
 }
 
-#define FC_CONVERT_F8(SN, S, DN, M, B, TOP)                                     \
-    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)        \
-    {                                                                          \
-        FC_BOUNDS(S)                                                           \
-        return lo == lo && hi == hi && fabs(m) <= (TOP) && fabs(M) <= (TOP);    \
-    }                                                                          \
-    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
-                                  const void *plo, const void *phi)            \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        npy_uint8 *o = (npy_uint8 *)po;                                        \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                           \
-        int nan = 0;                                                           \
-        for (npy_intp i = 0; i < n; i++) {                                     \
-            S v = x[i];                                                        \
-            nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                                \
-            o[i] = fc_float_to_float8((float)v, M, B);                         \
-        }                                                                      \
-        return nan;                                                            \
-    }
-
 /* float32 -> float16 */
 static int fc_in_range_float_half(const void *plo, const void *phi)
 {
-    FC_BOUNDS(float)
-    return lo == lo && hi == hi && fabs(m) <= 65504.0 && fabs(M) <= 65504.0;
+    float lo = *(const float *)plo, hi = *(const float *)phi;
+    return lo == lo && hi == hi && fabsf(lo) <= 65504.0f && fabsf(hi) <= 65504.0f;
 }
 
 #define FC_CONVERT_BLOCK 256

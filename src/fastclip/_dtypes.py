@@ -73,23 +73,29 @@ INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
 
 
 def conversion_macro(src, dst):
-    """The csrc/convert.h macro call (or None: a hand-written loop) of a pair."""
+    """The csrc/convert.h FC_CONVERT call of a pair (None: a loop written out
+    there): the conversion of the clipped value v, and the test that both
+    bounds (m, M: the lower and the higher, as doubles) convert in range."""
     rows = {r.name: r for r in DTYPES + CONVERT_ONLY}
     s, d = rows[src], rows[dst]
     if d.kind == "float8":
-        e, m, bias, top = FLOAT8[dst]
-        return f"FC_CONVERT_F8({src}, {s.c_type}, {dst}, {m}, {bias}, {top})"
-    if d.kind == "int" and s.kind == "float":
-        return f"FC_CONVERT_FTOI({src}, {s.c_type}, {dst}, {d.c_type}, {', '.join(INT_RANGE[dst])})"
-    if d.kind == "int" and s.kind == "int":
-        return f"FC_CONVERT_ITOI({src}, {s.c_type}, {dst}, {d.c_type}, {', '.join(INT_RANGE[dst])})"
-    if s.kind == "int" and dst == "float":
-        return f"FC_CONVERT_ITOF({src}, {s.c_type}, {dst}, {d.c_type})"
-    if dst == "bfloat16":
-        return f"FC_CONVERT_BF16({src}, {s.c_type})"
-    if (src, dst) == ("double", "float"):
-        return "FC_CONVERT_NARROW(double, double, float, float, FLT_MAX)"
-    return None         # float -> half, half -> float: written out in csrc/convert.h
+        _, m, bias, top = FLOAT8[dst]
+        cvt, ok = f"(fc_float_to_float8((float)v, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
+    elif dst == "bfloat16":
+        cvt, ok = "(fc_float_to_bfloat16((float)v))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
+    elif d.kind == "int":
+        lo, hi = INT_RANGE[dst]
+        if s.kind == "float":       # truncation toward zero, of a value in range
+            cvt, ok = "((int)v)", f"m > (double){lo} - 1.0 && M < (double){hi} + 1.0"
+        else:
+            cvt, ok = "(v)", f"m >= (double){lo} && M <= (double){hi}"
+    elif (src, dst) == ("double", "float"):     # the C cast rounds to nearest even, as NumPy's
+        cvt, ok = "(v)", "fabs(m) <= FLT_MAX && fabs(M) <= FLT_MAX"
+    elif s.kind == "int" and dst == "float":    # exact
+        cvt, ok = "(v)", "1"
+    else:
+        return None         # float -> half, half -> float: written out in csrc/convert.h
+    return f"FC_CONVERT({src}, {s.c_type}, {dst}, {cvt}, {ok})"
 
 
 # The 16-bit float formats: bits of the exponent field (all ones means inf/NaN).

@@ -157,7 +157,6 @@ _CASTING_OK = {}
 _CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
 
 
-
 #: helper threads of fastclip's own (POSIX threads, with OpenMP for the
 #: count); False: a one-thread build, or Windows, where an OpenMP region splits
 HAVE_THREAD_POOL = bool(FC_POOL)

@@ -723,41 +723,29 @@ def main(argv=None):
     layouts = tuple(args.layouts.split(",")) if args.layouts else None
     if layouts and not set(layouts) <= set(LAYOUTS_FULL):
         p.error(f"unknown layout in {args.layouts!r}; choose from {', '.join(LAYOUTS_FULL)}")
-    if args.convert:
+    if args.convert or args.idle:
+        # one section alone
         try:
             import torch
         except ImportError:
             torch = None
         torch = None if args.no_torch else torch
-        report = {"system": system_line(torch), "results": [],
-                  "convert": convert_section(torch, args.repeats or 9, 0.01, progress=sys.stderr)}
-        print(format_table(report))
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(report, f, indent=1)
-        return 0
-    if args.idle:
-        try:
-            import torch
-        except ImportError:
-            torch = None
-        report = {"system": system_line(None if args.no_torch else torch), "results": [],
-                  "idle": idle_section(None if args.no_torch else torch, args.repeats or 9,
-                                       progress=sys.stderr)}
-        print(format_table(report))
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(report, f, indent=1)
-        return 0
-    report = run(quick=args.quick,
-                 dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
-                 sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
-                 layouts=layouts, repeats=args.repeats, use_torch=not args.no_torch,
-                 scale=not args.no_scale, calls=not args.no_calls)
+        repeats = args.repeats or 9
+        if args.convert:
+            section = {"convert": convert_section(torch, repeats, 0.01, progress=sys.stderr)}
+        else:
+            section = {"idle": idle_section(torch, repeats, progress=sys.stderr)}
+        report = {"system": system_line(torch), "results": [], **section}
+    else:
+        report = run(quick=args.quick,
+                     dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
+                     sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
+                     layouts=layouts, repeats=args.repeats, use_torch=not args.no_torch,
+                     scale=not args.no_scale, calls=not args.no_calls)
     print(format_table(report))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
-    if args.plot:
+    if args.plot and report["results"]:
         plot(report, args.plot)
     return 0
