@@ -127,10 +127,10 @@ static inline int fc_have_openmp(void)
 #if FC_POOL
 
 /* How long a helper spins for the next job before it sleeps: calls up to
- * 5 ms apart find it awake (float32 2**20 out= with 2 ms gaps, 2 threads / 1
- * thread: 0.71 on the 2-core Intel Xeon VM; with a 1 ms spin it was 0.95-1.2).
- * OpenMP runtimes spin longer by default (libgomp: GOMP_SPINCOUNT, 300000
- * rounds). */
+ * 5 ms apart find it awake (float32 out= with 2 ms gaps, 2**18-2**24, 2
+ * threads / 1 thread on the 2-core Intel Xeon VM: 0.49-0.55; with a 1 ms
+ * spin, 0.86-1.24). OpenMP runtimes spin longer by default (libgomp:
+ * GOMP_SPINCOUNT, 300000 rounds). */
 #define FC_SPIN_NS 5000000L
 
 typedef struct {
