@@ -1,6 +1,7 @@
-/* Converting a Python float (a C double) to the bits of a 16-bit float,
+/* Converting a Python float (a C double) to the bits of a 16- or 8-bit float,
  * rounding the way NumPy and ml_dtypes do, so the fast path's bounds equal
- * the bounds np.float16(v) and ml_dtypes.bfloat16(v) would give.
+ * the bounds np.float16(v) and ml_dtypes.bfloat16(v) would give, and the
+ * float8 bounds of SPEC section 2.
  *
  * float16: NumPy converts double -> half directly (npy_double_to_half), with
  * one round-to-nearest-even step; going through float first would round twice.
@@ -15,6 +16,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 static inline uint16_t fc_double_to_half(double d, int *overflow)
 {
@@ -89,6 +91,41 @@ static inline uint16_t fc_double_to_bfloat16(double d, int *overflow)
      * bfloat16 */
     *overflow = (d - d == 0) && (r & 0x7fffu) == 0x7f80u;
     return r;
+}
+
+/* float8 (M mantissa bits, exponent bias B; has_inf: e5m2, not e4m3fn) as
+ * SPEC section 2 rounds a bound: through float32 (overflow there is reported,
+ * for NumPy's warning), to nearest even; NaN is ml_dtypes' NaN of the sign
+ * (checked: 0x7f/0xff in e4m3fn, 0x7e/0xfe in e5m2); beyond the finite range
+ * e5m2 rounds to infinity as ml_dtypes does, e4m3fn saturates at +-448 (where
+ * ml_dtypes would give NaN). */
+static inline uint8_t fc_double_to_float8(double d, int M, int B, int has_inf,
+                                          int *overflow)
+{
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu, r;
+    uint32_t largest = has_inf ? (0x7cu - 1u) : 0x7eu;    /* largest finite */
+    *overflow = (d - d == 0) && a == 0x7f800000u;
+    if (a > 0x7f800000u) {
+        return (uint8_t)(sign | (has_inf ? 0x7eu : 0x7fu));
+    }
+    if (a >= ((uint32_t)(127 - B + 1) << 23)) {          /* normal in the format */
+        /* (infinity too: it rounds to beyond the largest) */
+        int shift = 23 - M;
+        a += ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u);
+        r = (a >> shift) - ((uint32_t)(127 - B) << M);
+        if (r > largest) {                               /* beyond the finite range */
+            r = has_inf ? 0x7cu : largest;
+        }
+    }
+    else {
+        float g;
+        memcpy(&g, &a, sizeof g);
+        r = (uint32_t)rintf(g * (float)(1 << (B - 1 + M)));
+    }
+    return (uint8_t)(sign | r);
 }
 
 #endif

@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 with atheris.instrument_imports(include=["fastclip", "tests"]):
     import fastclip  # noqa: E402
     from tests.arrays import ALL_DTYPES, KERNEL_DTYPES, ArraySpec, build  # noqa: E402
-    from tests.reference import assert_same_outcome, is_bfloat16, outcome, reference_clip  # noqa: E402
+    from tests.reference import assert_same_outcome, is_ml_float, outcome, reference_clip  # noqa: E402
 
 LAYOUTS = ["C", "F", "T", "strided", "unaligned", "broadcast"]
 SPECIAL_PY = [0, 1, -1, 255, 256, -129, 2**31, 2**63, 2**64, -2**70, 0.5, -0.0, 1e39,
@@ -121,18 +121,19 @@ def TestOneInput(data):
             r = clip(a, lo, hi, **kw)
         return r, kw.get("out"), a
 
-    bf16_rule = (is_bfloat16(a_spec.dtype) and not use_ufunc
-                 and all(b[0] == "py" and type(b[1]) is not bool or
-                         (b[0] != "py" and is_bfloat16(b[1].dtype))
-                         for b in (lo_r, hi_r)))
-    if bf16_rule:
+    own = a_spec.dtype.newbyteorder("=")
+    own_dtype_rule = (is_ml_float(own) and not use_ufunc          # SPEC section 2
+                      and all(b[0] == "py" and type(b[1]) is not bool or
+                              (b[0] != "py" and b[1].dtype.newbyteorder("=") == own)
+                              for b in (lo_r, hi_r)))
+    if own_dtype_rule:
         if out_kind != "none" or kwargs:
             return     # SPEC section 2's route has no out= or keywords to compare
         oracle = reference_clip
     elif use_ufunc:
-        if any(b[0] == "py" and b[1] is None for b in (lo_r, hi_r)) or is_bfloat16(a_spec.dtype) \
-                or any(b[0] != "py" and is_bfloat16(b[1].dtype) for b in (lo_r, hi_r)):
-            return     # the ufunc takes no None; its bfloat16 loop is one NumPy's clip lacks
+        if any(b[0] == "py" and b[1] is None for b in (lo_r, hi_r)) or is_ml_float(a_spec.dtype) \
+                or any(b[0] != "py" and is_ml_float(b[1].dtype) for b in (lo_r, hi_r)):
+            return     # the ufunc takes no None; its bfloat16/float8 loops are ones NumPy's clip lacks
         if a_spec.dtype.newbyteorder("=") not in KERNEL_DTYPES or any(
                 b[0] != "py" and b[1].dtype.newbyteorder("=") not in KERNEL_DTYPES
                 for b in (lo_r, hi_r)):
@@ -140,7 +141,7 @@ def TestOneInput(data):
         oracle, ours = np._core.umath.clip, fastclip.clip_ufunc
     else:
         oracle = np.clip
-    if not use_ufunc or bf16_rule:
+    if not use_ufunc or own_dtype_rule:
         ours = fastclip.clip
 
     got = outcome(lambda: run(ours))

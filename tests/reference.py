@@ -1,10 +1,13 @@
 """The slow, obvious twin of fastclip.clip, and the bit-for-bit comparison.
 
 np.clip is the oracle. The one deliberate difference (SPEC section 2): a
-bfloat16 array with Python-scalar, bfloat16 or None bounds stays bfloat16, and
-equals np.clip in float32 with the bounds rounded to bfloat16 first, converted
-back. Widening and narrowing go by bit shifts, which are exact both ways (the
-result is always one of x, lo, hi), so NaN payloads are compared too.
+bfloat16, float8_e4m3fn or float8_e5m2 array with Python-scalar, own-dtype or
+None bounds keeps its dtype, and equals np.clip in float32 with the bounds
+rounded to the dtype first (float8_e4m3fn saturating at +-448), converted
+back. Widening and narrowing are exact both ways (the result is always one of
+x, lo, hi), so NaN payloads are compared too: bfloat16 by bit shifts; a float8
+by ml_dtypes' conversion, with each NaN pattern carried as a float32 quiet NaN
+whose low byte is the pattern.
 """
 
 import warnings
@@ -13,6 +16,9 @@ import ml_dtypes
 import numpy as np
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+FLOAT8 = [np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)]
+#: the formats NumPy clips in float32 and fastclip keeps (SPEC section 2)
+ML_FLOATS = [BFLOAT16, *FLOAT8]
 
 #: the oracle: NumPy's own clip, not whatever ``numpy.clip`` is bound to when
 #: a test runs (tests/test_patch.py binds it to fastclip.clip)
@@ -23,38 +29,65 @@ def is_bfloat16(dtype):
     return np.dtype(dtype).newbyteorder("=") == BFLOAT16
 
 
-def _bf16_to_f32(x):
+def is_ml_float(dtype):
+    return np.dtype(dtype).newbyteorder("=") in ML_FLOATS
+
+
+def _to_f32(x):
     x = np.asarray(x)
-    bits = x.astype(x.dtype.newbyteorder("=")).view(np.uint16)
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    if is_bfloat16(x.dtype):
+        bits = x.astype(x.dtype.newbyteorder("=")).view(np.uint16)
+        return (bits.astype(np.uint32) << 16).view(np.float32)
+    wide = x.astype(np.float32)
+    pattern = x.view(np.uint8).astype(np.uint32)
+    nan_bits = 0x7FC00000 | ((pattern & 0x80) << 24) | pattern
+    return np.where(np.isnan(wide), nan_bits.view(np.float32), wide)
 
 
-def _f32_to_bf16(x):
-    bits = np.asarray(x).view(np.uint32)
-    assert not (bits & 0xFFFF).any(), "result is not one of x, lo, hi"
-    return (bits >> 16).astype(np.uint16).view(BFLOAT16)
+def _from_f32(x, dtype):
+    x = np.asarray(x)
+    bits = x.view(np.uint32)
+    if is_bfloat16(dtype):
+        assert not (bits & 0xFFFF).any(), "result is not one of x, lo, hi"
+        return (bits >> 16).astype(np.uint16).view(BFLOAT16)
+    narrow = x.astype(dtype)
+    nan = np.isnan(x)
+    assert ((bits[nan] & 0x7FFFFF00) == 0x7FC00000).all(), "a NaN that is not x, lo or hi"
+    narrow.view(np.uint8)[nan] = (bits[nan] & 0xFF).astype(np.uint8)
+    assert (narrow[~nan].astype(np.float32) == x[~nan]).all(), "result is not one of x, lo, hi"
+    return narrow
 
 
-def _keeps_bfloat16(a, bounds):
-    if not (isinstance(a, np.ndarray) and type(a) is np.ndarray and is_bfloat16(a.dtype)):
+def _keeps_own_dtype(a, bounds):
+    if not (isinstance(a, np.ndarray) and type(a) is np.ndarray and is_ml_float(a.dtype)):
         return False
     for b in bounds:
         if b is None or type(b) in (int, float):
             continue
-        if isinstance(b, (np.ndarray, np.generic)) and is_bfloat16(b.dtype):
+        if (isinstance(b, (np.ndarray, np.generic))
+                and b.dtype.newbyteorder("=") == a.dtype.newbyteorder("=")):
             continue
         return False
     return True
 
 
-def _bound_as_f32(b):
-    """A bfloat16-route bound: Python numbers round to bfloat16 (through
-    float32, as ml_dtypes does), then widen exactly; arrays keep their shape."""
+#: float8_e4m3fn has no infinity: a bound beyond +-448 saturates (SPEC 2)
+SATURATE_AT = {FLOAT8[0]: 448.0}
+
+
+def _bound_as_f32(b, dtype):
+    """A bound of the float32 route: Python numbers round to the dtype
+    (through float32, as ml_dtypes does; saturating where the format has no
+    infinity), then widen exactly; arrays keep their shape."""
     if b is None:
         return None
     if type(b) in (int, float):
-        return _bf16_to_f32(np.float32(b).astype(BFLOAT16))
-    return _bf16_to_f32(b)
+        f = np.float32(b)
+        top = SATURATE_AT.get(dtype)
+        if top is not None and not np.isnan(f):
+            f = np.float32(min(max(f, -top), top))
+        return _to_f32(f.astype(dtype))
+    return _to_f32(b)
 
 
 def reference_clip(a, *args, **kwargs):
@@ -62,11 +95,12 @@ def reference_clip(a, *args, **kwargs):
     lo = args[0] if len(args) > 0 else kwargs.get("min", kwargs.get("a_min"))
     hi = args[1] if len(args) > 1 else kwargs.get("max", kwargs.get("a_max"))
     extra = set(kwargs) - {"min", "max", "a_min", "a_max"}
-    if not extra and len(args) <= 2 and _keeps_bfloat16(a, (lo, hi)):
-        r = numpy_clip(_bf16_to_f32(a), _bound_as_f32(lo), _bound_as_f32(hi))
+    if not extra and len(args) <= 2 and _keeps_own_dtype(a, (lo, hi)):
+        dtype = a.dtype.newbyteorder("=")
+        r = numpy_clip(_to_f32(a), _bound_as_f32(lo, dtype), _bound_as_f32(hi, dtype))
         if np.ndim(r) == 0 and not isinstance(r, np.ndarray):
-            return _f32_to_bf16(np.asarray(r))[()]
-        return _f32_to_bf16(r)          # native bfloat16, whatever a's byte order
+            return _from_f32(np.asarray(r), dtype)[()]
+        return _from_f32(r, dtype)      # native byte order, whatever a's
     return numpy_clip(a, *args, **kwargs)
 
 

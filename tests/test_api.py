@@ -1,15 +1,16 @@
-"""fastclip.clip's API: np.clip's signature, errors, bfloat16, configuration."""
+"""fastclip.clip's API: np.clip's signature, errors, bfloat16 and float8, configuration."""
 
 import inspect
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
 
 import fastclip
-from tests.reference import BFLOAT16, assert_same, reference_clip
+from tests.reference import BFLOAT16, FLOAT8, ML_FLOATS, assert_same, reference_clip
 
 
 def test_signature_is_numpys():
@@ -70,7 +71,8 @@ def test_out_is_returned_and_in_place_works():
 
 
 def test_zero_d_gives_a_scalar_like_numpy():
-    for v in (np.array(3.0), np.array(3, np.int16), np.array(-7, BFLOAT16)):
+    for v in (np.array(3.0), np.array(3, np.int16), np.array(-7, BFLOAT16),
+              np.array(-7, FLOAT8[0]), np.array(-7, FLOAT8[1])):
         assert_same(fastclip.clip(v, 0, 1), reference_clip(v, 0, 1))
 
 
@@ -82,20 +84,46 @@ def test_no_warnings_for_nan_inputs():
         assert_same(fastclip.clip(a, a, a[::-1].copy()), np.clip(a, a, a[::-1].copy()))
 
 
-@pytest.mark.parametrize("bounds", [(-1.0, 1.0), (-1, 1), (None, 0.3), (BFLOAT16.type(-1), None),
-                                    (np.array(-1, BFLOAT16), np.array(1, BFLOAT16))])
-def test_bfloat16_stays_bfloat16(bounds):
-    a = np.linspace(-3, 3, 101).astype(BFLOAT16)
-    r = fastclip.clip(a, *bounds)
-    assert r.dtype == BFLOAT16
-    assert_same(r, reference_clip(a, *bounds))
+@pytest.mark.parametrize("dtype", ML_FLOATS, ids=str)
+@pytest.mark.parametrize("bounds", [(-1.0, 1.0), (-1, 1), (None, 0.3), ("own", None),
+                                    ("own array", "own array"), (1000, 2000), (-1e6, 1e39)])
+def test_bfloat16_and_float8_keep_their_dtype(dtype, bounds):
+    a = np.linspace(-3, 3, 101).astype(dtype)
+    own = {"own": dtype.type(-1), "own array": np.array(-1, dtype)}
+    bounds = tuple(own.get(b, b) if isinstance(b, str) else b for b in bounds)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = fastclip.clip(a, *bounds)
+        expected = reference_clip(a, *bounds)
+    assert r.dtype == dtype
+    assert_same(r, expected)
+    # the warnings of the reference route (1e39 overflows float32) and no others
+    assert len(caught) == (2 if 1e39 in bounds else 0), [str(w.message) for w in caught]
     # out= and in place keep the same values
-    out = np.empty_like(a)
-    assert fastclip.clip(a, *bounds, out=out) is out
-    assert_same(out, r)
-    b = a.copy()
-    assert fastclip.clip(b, *bounds, out=b) is b
-    assert_same(b, r)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = np.empty_like(a)
+        assert fastclip.clip(a, *bounds, out=out) is out
+        assert_same(out, r)
+        b = a.copy()
+        assert fastclip.clip(b, *bounds, out=b) is b
+        assert_same(b, r)
+
+
+def test_float8_e4m3fn_bounds_saturate_instead_of_becoming_nan():
+    # SPEC section 2: e4m3fn has no infinity; ml_dtypes casts 1000 to NaN, the
+    # rule rounds it to the largest finite value, 448
+    e4m3fn = FLOAT8[0]
+    a = np.array([-448, -3, 0, 3, 448], np.float32).astype(e4m3fn)
+    assert np.isnan(np.float32(1000).astype(e4m3fn))
+    assert (fastclip.clip(a, 1000, 2000).astype(np.float32) == 448).all()
+    assert (fastclip.clip(a, -2000, -1000.0).astype(np.float32) == -448).all()
+    assert (fastclip.clip(a, -np.inf, np.inf) == a).all()
+    assert_same(fastclip.clip(a, -1, float("inf")), reference_clip(a, -1, float("inf")))
+    # e5m2 has infinity: 1e5 rounds to it, as ml_dtypes rounds
+    e5m2 = FLOAT8[1]
+    b = np.array([-7e4, 5e4], np.float32).astype(e5m2)
+    assert_same(fastclip.clip(b, -1e5, 1e5), b)
 
 
 def test_bfloat16_is_where_fastclip_differs_from_numpy():

@@ -92,7 +92,7 @@ def test_bounds_product_covers_pairs():
 from fastclip._dtypes import DTYPES, numpy_dtype  # noqa: E402
 from tests.arrays import typical_bounds, values  # noqa: E402
 from fastclip import _ufunc  # noqa: E402
-from tests.reference import assert_same, is_bfloat16  # noqa: E402
+from tests.reference import assert_same, is_ml_float  # noqa: E402
 
 KERNEL = [numpy_dtype(r) for r in DTYPES]
 
@@ -102,8 +102,8 @@ def _masked_expected(a, lo, hi, expected, mask):
     `expected`, a copy of out's contents in out's own layout: NumPy's own
     masked call (its answer can depend on that layout: NumPy 2.1 buffers
     scalar bounds for non-contiguous walks and then runs its per-element
-    loop); for bfloat16, SPEC section 2's route, blended by NumPy."""
-    if is_bfloat16(a.dtype):
+    loop); for bfloat16 and float8, SPEC section 2's route, blended by NumPy."""
+    if is_ml_float(a.dtype):
         np.copyto(expected, reference_clip(a, lo, hi), where=mask)
     else:
         numpy_clip(a, lo, hi, out=expected, where=mask)
@@ -140,7 +140,7 @@ def test_where_into_out(dtype):
     rng = np.random.default_rng(99)
     lo, hi = typical_bounds(dtype)
     nan_bounds = [(lo, hi)]
-    if dtype.kind == "f" or (is_bfloat16(dtype) and not _ufunc.MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS):
+    if dtype.kind == "f" or (is_ml_float(dtype) and not _ufunc.MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS):
         nan_bounds.append((float("nan"), hi))
     for a, shape, out_kind, mask in _layouts(dtype, rng):
         for lo_, hi_ in nan_bounds:

@@ -1,6 +1,6 @@
 """Every bit pattern of the 16-bit types, every (x, lo, hi) triple of the 8-bit
 types, compared bit for bit with the reference (np.clip, or the float32 route
-for bfloat16) in each way NumPy's loop can see the bounds: scalar (stride 0)
+for bfloat16 and the float8s) in each way NumPy's loop can see the bounds: scalar (stride 0)
 and per element. Run under each SIMD target by .ci/run (FASTCLIP_SIMD)."""
 
 import itertools
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import fastclip
-from tests.reference import BFLOAT16, assert_same, reference_clip
+from tests.reference import (BFLOAT16, FLOAT8, _bound_as_f32, _from_f32, _to_f32, assert_same,
+                             numpy_clip, reference_clip)
 
 N16 = 2**16
 
@@ -104,3 +105,51 @@ def test_8bit_every_triple(dtype):
         expected_rows = np.clip(values, lo_v, values[:, None])
         for j, hi_v in enumerate(values.tolist()):
             assert_same(fastclip.clip(values, lo_v, hi_v), expected_rows[j])
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_float8_every_triple(dtype):
+    """SPEC section 2 for float8: np.clip in float32, converted back (the
+    reference), for all 2**24 (x, lo, hi) bit patterns, NaNs of every payload
+    and both zeros included."""
+    values = np.arange(256, dtype=np.uint16).astype(np.uint8).view(dtype)
+    # per-element bounds: one broadcast call, then the same triples contiguous
+    x, lo, hi = values[:, None, None], values[None, :, None], values[None, None, :]
+    xc, loc, hic = (np.ascontiguousarray(v).ravel() for v in np.broadcast_arrays(x, lo, hi))
+    expected = reference_clip(xc, loc, hic)
+    assert_same(fastclip.clip(xc, loc, hic), expected)
+    assert_same(fastclip.clip(x, lo, hi), expected.reshape(256, 256, 256))
+    # one bound a scalar, the other per element: every (x, other bound) pair
+    xr, br = np.tile(values, 256), np.repeat(values, 256)
+    for v in values:
+        assert_same(fastclip.clip(xr, v, br), reference_clip(xr, v, br))
+        assert_same(fastclip.clip(xr, br, v), reference_clip(xr, br, v))
+    # scalar bounds: every (lo, hi) pair over all x, as float8 scalars (the
+    # fast path and the ufunc) and as Python floats (rounded by the fast path;
+    # NaN patterns become ml_dtypes' NaN of their sign), each row against
+    # NumPy's float32 clip with those scalar bounds
+    wide = _to_f32(values)
+    for bounds_as in ("float8", "python"):
+        got = np.empty((256, 256, 256), dtype)
+        ufunc_got = np.empty((256, 256, 256), dtype)
+        want = np.empty((256, 256, 256), np.float32)
+        for i, lo_v in enumerate(values):
+            for j, hi_v in enumerate(values):
+                if bounds_as == "python":
+                    lo_b, hi_b = float(lo_v), float(hi_v)
+                else:
+                    lo_b, hi_b = lo_v, hi_v
+                    fastclip.clip_ufunc(values, lo_b, hi_b, out=ufunc_got[i, j])
+                fastclip.clip(values, lo_b, hi_b, out=got[i, j])
+                numpy_clip(wide, _bound_as_f32(lo_b, dtype), _bound_as_f32(hi_b, dtype),
+                           out=want[i, j])
+        expected = _from_f32(want, dtype)
+        assert_same(got, expected)
+        if bounds_as == "float8":
+            assert_same(ufunc_got, expected)
+    # strided input and output, odd start: one pair of each kind
+    xs = np.repeat(values, 3)[1::3]
+    out = np.empty(512, dtype)[::2]
+    for lo_v, hi_v in [(values[0x38], values[0x48]), (values[0xb8], values[0x7f])]:
+        assert fastclip.clip(xs, lo_v, hi_v, out=out) is out
+        assert_same(out.copy(), reference_clip(values, lo_v, hi_v))

@@ -8,7 +8,7 @@ from hypothesis import assume, given, strategies as st
 
 import fastclip
 from tests.arrays import KERNEL_DTYPES, ArraySpec, array_specs, build, raw_elements
-from tests.reference import assert_same_outcome, is_bfloat16, numpy_clip, outcome, reference_clip
+from tests.reference import assert_same_outcome, is_ml_float, numpy_clip, outcome, reference_clip
 
 BIG = 2**70
 
@@ -130,30 +130,32 @@ def make_call(case):
     return run
 
 
-def bf16_rule_applies(case):
+def own_dtype_rule_applies(case):
+    """SPEC section 2: a bfloat16 or float8 array keeps its dtype."""
     a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords, a_form = case
+    own = a_spec.dtype.newbyteorder("=")
 
-    def bf16_bound(b):
+    def own_bound(b):
         return b[0] == "none" or (b[0] == "py" and type(b[1]) is not bool) or (
-            b[0] != "py" and is_bfloat16(b[1].dtype))
+            b[0] != "py" and b[1].dtype.newbyteorder("=") == own)
 
-    return (is_bfloat16(a_spec.dtype) and bf16_bound(lo_b) and bf16_bound(hi_b)
+    return (is_ml_float(own) and own_bound(lo_b) and own_bound(hi_b)
             and "dtype" not in kwargs
-            and (out_kind != "fresh-other" or is_bfloat16(out_dtype))   # an out of a's dtype
+            and (out_kind != "fresh-other" or out_dtype == own)   # an out of a's dtype
             and a_form in ("array", "0d"))
 
 
 @given(cases())
 def test_matches_numpy(case):
     run = make_call(case)
-    if bf16_rule_applies(case):
-        # SPEC section 2: stays bfloat16; the float32 route is the reference
+    if own_dtype_rule_applies(case):
+        # SPEC section 2: keeps its dtype; the float32 route is the reference
         a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords, a_form = case
-        # (out= and in place for bfloat16: tests/test_api.py)
+        # (out= and in place for these: tests/test_api.py)
         assume(out_kind == "none" and "where" not in kwargs)
 
         def oracle(a, *args, casting=None, **kw):
-            return reference_clip(a, *args, **kw)  # all bfloat16: casting is moot
+            return reference_clip(a, *args, **kw)  # all of a's dtype: casting is moot
     else:
         oracle = numpy_clip
     assert_same_outcome(outcome(lambda: run(fastclip.clip)), outcome(lambda: run(oracle)),

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from fastclip import _ufunc
-from fastclip._dtypes import CONVERSIONS, CONVERT_ONLY, DTYPES, FLOAT8, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, DTYPES, FLOAT8, numpy_dtype
 
 
 def dst_range(dt):
@@ -38,7 +38,7 @@ def main(argv=None):
                    "float32 narrowings)")
     p.add_argument("--chunk-log2", type=int, default=24)
     args = p.parse_args(argv)
-    rows = {r.name: numpy_dtype(r) for r in DTYPES + CONVERT_ONLY}
+    rows = {r.name: numpy_dtype(r) for r in DTYPES}
     pairs = [(rows[s], rows[d]) for s, d in CONVERSIONS if rows[s] == np.float32]
     if args.pairs:
         wanted = set(args.pairs.split(","))

@@ -10,7 +10,7 @@ fastclip's ufunc where fastclip has the loop and NumPy where it has not.
 
 import numpy as np
 
-from fastclip._dtypes import DTYPES, numpy_dtype
+from fastclip._dtypes import DTYPES, FLOAT8, numpy_dtype, saturates
 
 _NoValue = np._NoValue
 _umath = np._core.umath
@@ -24,6 +24,9 @@ numpy_clip = np._core.fromnumeric.clip
 
 #: dtypes with a fastclip kernel (byte order aside)
 _KERNEL_DTYPES = frozenset(numpy_dtype(row) for row in DTYPES)
+#: the ml_dtypes formats (bfloat16, float8_e4m3fn, float8_e5m2): NumPy clips
+#: them in float32; fastclip keeps their dtype (SPEC section 2)
+_ML_FLOATS = frozenset(numpy_dtype(row) for row in DTYPES if row.char is None)
 _BFLOAT16 = next(numpy_dtype(row) for row in DTYPES if row.kind == "bfloat16")
 
 
@@ -31,8 +34,24 @@ def _has_kernel(dtype):
     return dtype.newbyteorder("=") in _KERNEL_DTYPES
 
 
-def _is_bfloat16(dtype):
-    return dtype.newbyteorder("=") == _BFLOAT16
+def _is_ml_float(dtype):
+    return dtype.newbyteorder("=") in _ML_FLOATS
+
+
+def _float8_table(dtype):
+    """The 256 patterns of a float8 format widened to float32, exactly; each
+    NaN pattern becomes its own quiet NaN (payload = the pattern), so that
+    narrowing (by searchsorted on the sorted bits) gives back its bits."""
+    wide = np.arange(256, dtype=np.uint8).view(dtype).astype(np.float32).view(np.uint32)
+    nan = np.isnan(wide.view(np.float32))
+    p = np.arange(256, dtype=np.uint32)
+    wide[nan] = (0x7FC00000 | ((p & 0x80) << 24) | p)[nan]
+    order = np.argsort(wide)
+    return wide.view(np.float32), wide[order], order.astype(np.uint8)
+
+
+#: per float8 dtype, made at first use: _float8_table's three arrays
+_FLOAT8_TABLES = {numpy_dtype(row): None for row in DTYPES if row.kind == "float8"}
 
 
 def _operand_ok(v):
@@ -45,9 +64,9 @@ def _operand_ok(v):
         # object loop, which our ufunc has not
         return -2**63 <= v < 2**64
     if isinstance(v, (np.ndarray, np.generic)):
-        # bfloat16 mixed with other dtypes: NumPy has no bfloat16 clip loop and
-        # promotes, where our ufunc would pick its bfloat16 loop
-        return _has_kernel(v.dtype) and not _is_bfloat16(v.dtype)
+        # bfloat16 or float8 mixed with other dtypes: NumPy has no clip loop
+        # for them and promotes, where our ufunc would pick their loop
+        return _has_kernel(v.dtype) and not _is_ml_float(v.dtype)
     return False
 
 
@@ -66,50 +85,83 @@ def _resolve_aliases(a_min, a_max, min, max):
     return a_min, a_max
 
 
-def _bfloat16_bounds(a_min, a_max):
-    """Python-number bounds of a bfloat16 array as bfloat16 scalars, so the
-    ufunc picks the bfloat16 loop (NumPy's promotion would take them to
+def _ml_bounds(dtype, a_min, a_max):
+    """Python-number bounds of a bfloat16 or float8 array as scalars of its
+    dtype, so the ufunc picks its loop (NumPy's promotion would take them to
     float32 or float64). A number goes through float32, with NumPy's overflow
-    warning, then rounds to bfloat16 (SPEC section 2)."""
+    warning, then rounds to the dtype; in float8_e4m3fn, which has no
+    infinity, beyond the finite range it saturates (SPEC section 2)."""
+    dtype = dtype.newbyteorder("=")
+    top = FLOAT8[dtype.name][3] if dtype.name in FLOAT8 and saturates(dtype.name) else None
+
     def convert(v):
-        return np.float32(v).astype(_BFLOAT16) if type(v) in (int, float) else v
+        if type(v) not in (int, float):
+            return v
+        f = np.float32(v)
+        if top is not None and abs(f) > top:
+            f = np.float32(np.copysign(top, f))
+        return f.astype(dtype)
     return convert(a_min), convert(a_max)
 
 
-def _keeps_bfloat16(a_min, a_max, out, kwargs):
-    """SPEC section 2: a bfloat16 array stays bfloat16 when each bound is a
-    Python int/float, a bfloat16 scalar or array, or None, unless the caller
-    asks for another computation (dtype=, signature=, an out of another dtype)."""
+def _keeps_own_dtype(dtype, a_min, a_max, out, kwargs):
+    """SPEC section 2: a bfloat16 or float8 array keeps its dtype when each
+    bound is a Python int/float, a scalar or array of that dtype, or None,
+    unless the caller asks for another computation (dtype=, signature=, an
+    out of another dtype)."""
+    dtype = dtype.newbyteorder("=")
     if "dtype" in kwargs or "signature" in kwargs:
         return False
-    if out is not None and not (isinstance(out, np.ndarray) and _is_bfloat16(out.dtype)):
+    if out is not None and not (isinstance(out, np.ndarray)
+                                and out.dtype.newbyteorder("=") == dtype):
         return False
     for b in (a_min, a_max):
         if not (b is None or type(b) in (int, float)
-                or (isinstance(b, (np.ndarray, np.generic)) and _is_bfloat16(b.dtype))):
+                or (isinstance(b, (np.ndarray, np.generic))
+                    and b.dtype.newbyteorder("=") == dtype)):
             return False
     return True
 
 
 def _widen(x):
-    """bfloat16 -> float32, exactly, by bits (NaN payloads kept)."""
+    """bfloat16 or float8 -> float32, exactly (NaN payloads kept: bfloat16 by
+    bits, a float8 NaN as a quiet NaN carrying its pattern)."""
     x = np.asarray(x)
-    bits = x.astype(x.dtype.newbyteorder("="), copy=False).view(np.uint16)
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    dtype = x.dtype.newbyteorder("=")
+    if dtype == _BFLOAT16:
+        bits = x.astype(dtype, copy=False).view(np.uint16)
+        return (bits.astype(np.uint32) << 16).view(np.float32)
+    return _float8_tables(dtype)[0][x.view(np.uint8)]
 
 
-def _bfloat16_one_sided(a, a_min, a_max, out, kwargs):
-    """A bfloat16 clip with a missing bound. NumPy would run np.minimum,
-    np.maximum or np.positive in float32 (ml_dtypes' own bfloat16 minimum
-    warns on NaN), so widen exactly, let NumPy do that, and narrow by bits:
+def _narrow(wide, dtype):
+    """The inverse of _widen, for float32 values that are widened elements."""
+    wide = np.asarray(wide).view(np.uint32)
+    dtype = dtype.newbyteorder("=")
+    if dtype == _BFLOAT16:
+        return (wide >> 16).astype(np.uint16).view(_BFLOAT16)
+    _, sorted_bits, patterns = _float8_tables(dtype)
+    return patterns[np.searchsorted(sorted_bits, wide)].view(dtype)
+
+
+def _float8_tables(dtype):
+    if _FLOAT8_TABLES[dtype] is None:
+        _FLOAT8_TABLES[dtype] = _float8_table(dtype)
+    return _FLOAT8_TABLES[dtype]
+
+
+def _ml_one_sided(a, a_min, a_max, out, kwargs):
+    """A bfloat16 or float8 clip with a missing bound. NumPy would run
+    np.minimum, np.maximum or np.positive in float32 (ml_dtypes' own bfloat16
+    minimum warns on NaN), so widen exactly, let NumPy do that, and narrow:
     exact, because the result is always one of x, lo, hi (SPEC section 2)."""
     kwargs = dict(kwargs)
     where = kwargs.pop("where", True)
-    kwargs.pop("casting", None)               # every operand is bfloat16
+    kwargs.pop("casting", None)               # every operand has a's dtype
     lo = None if a_min is None else _widen(a_min)
     hi = None if a_max is None else _widen(a_max)
     wide = numpy_clip(_widen(a), lo, hi, **kwargs)
-    narrow = (np.asarray(wide).view(np.uint32) >> 16).astype(np.uint16).view(_BFLOAT16)
+    narrow = _narrow(wide, a.dtype)
     if out is None:
         return narrow if narrow.ndim else narrow[()]
     np.copyto(out, narrow, where=where)
@@ -127,16 +179,16 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
             # Dask, xarray and other duck arrays: through the ufunc, so they
             # stay lazy/labelled and compute with fastclip's loops.
             dtype = getattr(a, "dtype", None)
-            if (isinstance(dtype, np.dtype) and _is_bfloat16(dtype)
-                    and _keeps_bfloat16(a_min, a_max, out, kwargs)):
-                a_min, a_max = _bfloat16_bounds(a_min, a_max)
+            if (isinstance(dtype, np.dtype) and _is_ml_float(dtype)
+                    and _keeps_own_dtype(dtype, a_min, a_max, out, kwargs)):
+                a_min, a_max = _ml_bounds(dtype, a_min, a_max)
             return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
         # subclasses (MaskedArray, matrix, ...), lists, scalars and duck
         # arrays with a missing bound: exactly NumPy's behaviour.
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
 
     if not _has_kernel(a.dtype) or (
-            _is_bfloat16(a.dtype) and not _keeps_bfloat16(a_min, a_max, out, kwargs)):
+            _is_ml_float(a.dtype) and not _keeps_own_dtype(a.dtype, a_min, a_max, out, kwargs)):
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
     try:
         return _clip_ndarray(a, a_min, a_max, out, kwargs)
@@ -157,10 +209,10 @@ def _clip_ndarray(a, a_min, a_max, out, kwargs):
             a_min = None
         if type(a_max) is int and a_max >= info.max:
             a_max = None
-    elif _is_bfloat16(a.dtype):
-        a_min, a_max = _bfloat16_bounds(a_min, a_max)
+    elif _is_ml_float(a.dtype):
+        a_min, a_max = _ml_bounds(a.dtype, a_min, a_max)
         if a_min is None or a_max is None:
-            return _bfloat16_one_sided(a, a_min, a_max, out, kwargs)
+            return _ml_one_sided(a, a_min, a_max, out, kwargs)
 
     if a_min is None and a_max is None:
         return _umath.positive(a, out=out, **kwargs)
@@ -168,7 +220,7 @@ def _clip_ndarray(a, a_min, a_max, out, kwargs):
         return _umath.minimum(a, a_max, out=out, **kwargs)
     if a_max is None:
         return _umath.maximum(a, a_min, out=out, **kwargs)
-    if not _is_bfloat16(a.dtype) and not (_operand_ok(a_min) and _operand_ok(a_max)):
+    if not _is_ml_float(a.dtype) and not (_operand_ok(a_min) and _operand_ok(a_max)):
         # complex, object or datetime bounds, lists, duck arrays: NumPy's loop
         return _umath.clip(a, a_min, a_max, out=out, **kwargs)
     return clip_ufunc(a, a_min, a_max, out=out, **kwargs)

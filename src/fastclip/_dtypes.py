@@ -12,11 +12,12 @@ name
 c_type
     C storage type of one element.
 char
-    NumPy type character, or None for a user dtype (bfloat16) whose loop is
-    registered with ``PyUFunc_RegisterLoopForType``.
+    NumPy type character, or None for an ml_dtypes format (bfloat16, the
+    float8s) whose loop is registered with ``PyUFunc_RegisterLoopForType``.
 kind
-    ``int``: plain ``<``/``>``.  ``float``: IEEE compare.  ``half`` and
-    ``bfloat16``: 16-bit floats compared through integer order keys, bits kept.
+    ``int``: plain ``<``/``>``.  ``float``: IEEE compare.  ``half``,
+    ``bfloat16`` and ``float8``: 16- and 8-bit floats compared through integer
+    order keys, bits kept.
 
 The order is NumPy's own order of clip loops (``np._core.umath.clip.types``),
 so the ufunc's linear type search picks the same loop NumPy's clip picks.
@@ -42,13 +43,9 @@ DTYPES = [
     DType("float",     "float",              "f", "float"),
     DType("double",    "double",             "d", "float"),
     DType("bfloat16",  "unsigned short",     None, "bfloat16"),
-]
-
-# Formats fastclip converts into but has no clip loop for (yet): ml_dtypes'
-# float8s, the ONNX FLOAT8E4M3FN and FLOAT8E5M2 (OCP) formats.
-CONVERT_ONLY = [
-    DType("float8_e4m3fn", "unsigned char", None, "float8"),
-    DType("float8_e5m2",   "unsigned char", None, "float8"),
+    # ml_dtypes' float8s, the ONNX FLOAT8E4M3FN and FLOAT8E5M2 (OCP) formats
+    DType("float8_e4m3fn", "unsigned char",  None, "float8"),
+    DType("float8_e5m2",   "unsigned char",  None, "float8"),
 ]
 
 # float8 formats: (exponent bits, mantissa bits, exponent bias, largest finite value)
@@ -76,7 +73,7 @@ def conversion_macro(src, dst):
     """The csrc/convert.h FC_CONVERT call of a pair (None: a loop written out
     there): the conversion of the clipped value v, and the test that both
     bounds (m, M: the lower and the higher, as doubles) convert in range."""
-    rows = {r.name: r for r in DTYPES + CONVERT_ONLY}
+    rows = {r.name: r for r in DTYPES}
     s, d = rows[src], rows[dst]
     if d.kind == "float8":
         _, m, bias, top = FLOAT8[dst]
@@ -98,8 +95,19 @@ def conversion_macro(src, dst):
     return f"FC_CONVERT({src}, {s.c_type}, {dst}, {cvt}, {ok})"
 
 
-# The 16-bit float formats: bits of the exponent field (all ones means inf/NaN).
-EXPONENT_MASK = {"half": 0x7C00, "bfloat16": 0x7F80}
+# The 16- and 8-bit float formats: the largest magnitude that is not a NaN, as
+# bits (infinity; the largest finite value in float8_e4m3fn, which has no
+# infinity and whose only NaN is S.1111.111). A NaN is (bits & ~sign) > this.
+LARGEST_BITS = {"half": 0x7C00, "bfloat16": 0x7F80, "float8_e4m3fn": 0x7E, "float8_e5m2": 0x7C}
+
+
+def saturates(name):
+    """A float8 format without infinity (float8_e4m3fn): SPEC section 2 rounds
+    a bound beyond its finite range to the largest finite value of its sign.
+    (Infinity's bits, an all-ones exponent, are the largest non-NaN ones in a
+    format that has it.)"""
+    e, m, _, _ = FLOAT8[name]
+    return LARGEST_BITS[name] != ((1 << e) - 1) << m
 
 
 def numpy_dtype(row):

@@ -2,7 +2,8 @@
 """The clip ufunc and the fast path of fastclip.clip, over one set of kernels.
 
 At import: pick the kernel build for this CPU (or the one FASTCLIP_SIMD asks
-for), make ``clip_ufunc`` from its loop table, register the bfloat16 loop.
+for), make ``clip_ufunc`` from its loop table, register the loops of the
+ml_dtypes formats (bfloat16, float8_e4m3fn, float8_e5m2).
 ``clip`` sends the common call (a kernel dtype, aligned, native order, scalar
 bounds, a simple layout) straight to the kernel with the GIL released;
 everything else goes to fastclip._compat, which follows np.clip's rules and
@@ -22,7 +23,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
-from fastclip._dtypes import CONVERSIONS, CONVERT_ONLY, DTYPES, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, DTYPES, FLOAT8, numpy_dtype, saturates
 
 cnp.import_array()
 cnp.import_umath()
@@ -33,6 +34,8 @@ cdef extern from "cpu_features.h":
 cdef extern from "float16.h":
     unsigned short fc_double_to_half(double d, int *overflow) noexcept nogil
     unsigned short fc_double_to_bfloat16(double d, int *overflow) noexcept nogil
+    unsigned char fc_double_to_float8(double d, int M, int B, int has_inf,
+                                      int *overflow) noexcept nogil
 
 cdef extern from *:
     """
@@ -146,7 +149,7 @@ cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
 def _conversion_index():
     """(source type number, destination type number) -> the pair's index in
     CONVERSIONS (fastclip/_dtypes.py)."""
-    rows = {row.name: row for row in DTYPES + CONVERT_ONLY}
+    rows = {row.name: row for row in DTYPES}
     return {(numpy_dtype(rows[src]).num, numpy_dtype(rows[dst]).num): k
             for k, (src, dst) in enumerate(CONVERSIONS)}
 
@@ -186,7 +189,7 @@ cdef int N_BUILTIN = sum(1 for row in DTYPES if row.char is not None)
 cdef cnp.PyUFuncGenericFunction UFUNC_FUNCS[32]
 cdef void *UFUNC_DATA[32]
 cdef char UFUNC_TYPES[128]
-cdef int BF16_TYPES[4]
+cdef int ML_TYPES[4]
 
 assert N_ROWS <= 32
 
@@ -217,10 +220,10 @@ for _i, _row in enumerate(DTYPES):
     if _row.char is not None:
         continue
     for _j in range(4):
-        BF16_TYPES[_j] = ROW_DTYPES[_i].num
+        ML_TYPES[_j] = ROW_DTYPES[_i].num
     cnp.PyUFunc_RegisterLoopForType(clip_ufunc, ROW_DTYPES[_i].num,
                                     <cnp.PyUFuncGenericFunction>LOOPS[_i],
-                                    BF16_TYPES, NULL)
+                                    ML_TYPES, NULL)
 
 # NumPy pickles a ufunc by its __name__ ("clip"), looked up in the module named
 # by its __module__: fastclip/ufunc.py holds it as ``clip`` for that lookup, in
@@ -244,9 +247,17 @@ cdef object PyUFunc_FromFuncAndData_(int ntypes):
 # ---------------------------------------------------------------------------
 # The fast path
 
-# Row index by NumPy type number (builtin types and bfloat16), -1 for none.
+# Row index by NumPy type number (builtin types and the ml_dtypes formats),
+# -1 for none.
 cdef int ROW_BY_TYPENUM[512]
-cdef int ROW_KIND[32]         # 0 int, 1 float, 2 half, 3 bfloat16
+cdef int ROW_KIND[32]         # 0 int, 1 float, 2 half, 3 bfloat16, 4 float8
+#: rows of the ml_dtypes formats, which NumPy computes in float32 and which
+#: stay themselves only as arrays with bounds of SPEC section 2's kinds
+cdef bint ROW_ML[32]
+#: float8 rows: mantissa bits, exponent bias, whether it has an infinity
+cdef int F8_MANTISSA[32]
+cdef int F8_BIAS[32]
+cdef bint F8_HAS_INF[32]
 cdef int ROW_SIGNED[32]
 cdef int ROW_ITEMSIZE[32]
 #: per row: its scalar type, and for integer rows the range of a Python int
@@ -255,7 +266,7 @@ cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
 cdef long long INT_MIN[32]
 cdef long long INT_MAX[32]
 
-_KIND_CODES = {"int": 0, "float": 1, "half": 2, "bfloat16": 3}
+_KIND_CODES = {"int": 0, "float": 1, "half": 2, "bfloat16": 3, "float8": 4}
 for _i in range(512):
     ROW_BY_TYPENUM[_i] = -1
 for _i, _row in enumerate(DTYPES):
@@ -263,6 +274,10 @@ for _i, _row in enumerate(DTYPES):
     assert _dt.num < 512
     ROW_BY_TYPENUM[_dt.num] = _i
     ROW_KIND[_i] = _KIND_CODES[_row.kind]
+    ROW_ML[_i] = _row.char is None
+    if _row.kind == "float8":
+        _, F8_MANTISSA[_i], F8_BIAS[_i], _ = FLOAT8[_row.name]
+        F8_HAS_INF[_i] = not saturates(_row.name)
     ROW_ITEMSIZE[_i] = _dt.itemsize
     ROW_SIGNED[_i] = _dt.kind == "i"
     if _dt.kind in "iu":
@@ -295,21 +310,19 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     cdef long long ll
     cdef unsigned long long ull
     cdef unsigned short bits
+    cdef unsigned char bits8
     cdef float f
     cdef type tv = type(v)
     if tv is ROW_SCALAR_TYPE[row]:
-        if kind != 3:
+        if not ROW_ML[row]:
             cnp.PyArray_ScalarAsCtype(v, buf)
             return True
-        # PyArray_ScalarAsCtype does not read ml_dtypes scalars; a bfloat16
-        # goes through float exactly, except NaN payloads (left to the ufunc).
+        # PyArray_ScalarAsCtype does not read ml_dtypes scalars; one goes
+        # through float exactly, except NaN payloads (left to the ufunc).
         d = float(v)
         if d != d:
             return False
-        bits = fc_double_to_bfloat16(d, &overflow)
-        memcpy(buf, &bits, 2)
-        return True
-    if kind == 0:
+    elif kind == 0:
         if tv is not int:
             return False
         ll = PyLong_AsLongLongAndOverflow(v, &overflow)
@@ -329,7 +342,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
         else:
             _store_uint(row, <unsigned long long>ll, buf)
         return True
-    if tv is float:
+    elif tv is float:
         d = PyFloat_AS_DOUBLE(v)
     elif tv is int:
         ll = PyLong_AsLongLongAndOverflow(v, &overflow)
@@ -346,6 +359,13 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
         if f - f != 0 and d - d == 0:      # a finite double that overflows float
             return False
         memcpy(buf, &f, 4)
+        return True
+    if kind == 4:
+        bits8 = fc_double_to_float8(d, F8_MANTISSA[row], F8_BIAS[row], F8_HAS_INF[row],
+                                    &overflow)
+        if overflow:
+            return False
+        memcpy(buf, &bits8, 1)
         return True
     if kind == 2:
         bits = fc_double_to_half(d, &overflow)
@@ -703,9 +723,9 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
 #: 'q' on Windows) and a Python float (float64)
 cdef int PY_INT_ROW = ROW_BY_TYPENUM[np.dtype(int).num]
 cdef int PY_FLOAT_ROW = ROW_BY_TYPENUM[np.dtype(float).num]
-#: NumPy scalar type -> row, for the scalar path; not bfloat16, whose scalars
-#: NumPy computes in float32 (only bfloat16 arrays stay bfloat16, SPEC 2)
-cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if ROW_KIND[k] != 3}
+#: NumPy scalar type -> row, for the scalar path; not the ml_dtypes formats,
+#: whose scalars NumPy computes in float32 (only their arrays stay, SPEC 2)
+cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if not ROW_ML[k]}
 
 
 cdef object _scalar(object a, object a_min, object a_max):
@@ -713,7 +733,7 @@ cdef object _scalar(object a, object a_min, object a_max):
     scalar bounds: one element through the same loop, on the stack, returned
     as the NumPy scalar np.clip returns (np.clip(1.5, 0, 1) is np.float64(1.0)).
     NotImplemented for anything else (bool, ints beyond int64, bfloat16
-    scalars, which NumPy computes in float32, bounds the fast path does not
+    and float8 scalars, which NumPy computes in float32, bounds the fast path does not
     take exactly), which then goes NumPy's way."""
     cdef type ta = type(a)
     cdef int row, overflow = 0
@@ -752,7 +772,7 @@ cdef object _scalar(object a, object a_min, object a_max):
 cdef object _sequence(object a, object a_min, object a_max, object out):
     cdef ndarray arr = np.asarray(a)
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(arr)).type_num
-    if 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and ROW_KIND[ROW_BY_TYPENUM[num]] == 3:
+    if 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and ROW_ML[ROW_BY_TYPENUM[num]]:
         return NotImplemented
     return _fast(arr, a_min, a_max, out)
 
@@ -809,8 +829,9 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     Given an interval, values outside the interval are clipped to the interval
     edges: ``min(max(a, a_min), a_max)`` elementwise. Same signature, result,
     dtype, layout, warnings and exceptions as ``numpy.clip`` (see SPEC), except
-    that a bfloat16 array with Python-scalar, bfloat16 or None bounds stays
-    bfloat16 (NumPy returns float32).
+    that a bfloat16, float8_e4m3fn or float8_e5m2 array with Python-scalar,
+    own-dtype or None bounds keeps its dtype (NumPy returns float32; SPEC
+    section 2 gives the rule).
 
     Parameters
     ----------
@@ -856,7 +877,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
                 result = _fast(<ndarray>a, a_min, a_max, out)
             elif ta is list or ta is tuple:
                 # np.clip converts a sequence with np.asarray and clips the array
-                # (a sequence of bfloat16 scalars, like a bfloat16 scalar, is
+                # (a sequence of bfloat16 or float8 scalars, like one scalar, is
                 # not an array: NumPy's float32 result, SPEC section 2)
                 result = _sequence(a, a_min, a_max, out)
             elif out is None:
