@@ -1,4 +1,4 @@
-"""fastclip: numpy.clip, C-accelerated, for every numeric dtype and bfloat16.
+"""fastclip: numpy.clip, C-accelerated, for every numeric dtype, bfloat16 and float8.
 
 Public names: ``clip`` (numpy.clip's signature and results), ``clip_ufunc``
 (the same kernels as a numpy.ufunc), ``patch_numpy``/``unpatch_numpy``/

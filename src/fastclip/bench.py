@@ -579,14 +579,14 @@ def format_table(report):
     if not report["results"]:
         return _format_sections(report, [report["system"]])
     lines = [report["system"], "",
-             f"{'dtype':<10} {'(row)':<10} {'n':>9} {'layout':<13} {'fastclip':>10} "
+             f"{'dtype':<13} {'(row)':<13} {'n':>9} {'layout':<13} {'fastclip':>10} "
              f"{'np.clip':>10} {'speedup':>8} {'vs copyto':>9} {'torch':>10} {'vs torch':>8}"]
     for r in report["results"]:
         t = r["seconds"]
         fc, npc, cp = t["fastclip"], t["np.clip"], t["np.copyto"]
         th = t.get("torch.clamp")
         lines.append(
-            f"{r['dtype']:<10} {r['row']:<10} {r['n']:>9} {r['layout']:<13} {_fmt_time(fc):>10} "
+            f"{r['dtype']:<13} {r['row']:<13} {r['n']:>9} {r['layout']:<13} {_fmt_time(fc):>10} "
             f"{_fmt_time(npc):>10} {npc / fc:>7.1f}x {fc / cp:>8.2f}x "
             f"{(_fmt_time(th) if th else '-'):>10} {(f'{th / fc:.2f}x' if th else '-'):>8}")
     lines.append("")
