@@ -12,6 +12,7 @@ results).
 Environment: FASTCLIP_OPENMP=auto|required|off (see _build_utils.openmp_mode).
 """
 
+import glob
 import os
 import platform
 import runpy
@@ -61,6 +62,10 @@ def simd_target_of(ext):
 def extensions():
     common = dict(
         include_dirs=[np.get_include(), os.path.join(HERE, "csrc")],
+        # a changed C helper rebuilds the modules that include it (cythonize
+        # and build_ext otherwise see only the .pyx: an edit to csrc/*.h left
+        # the old loops in place)
+        depends=sorted(glob.glob(os.path.join("csrc", "*.h"))),
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
                        ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
     )

@@ -58,7 +58,8 @@ FLOAT8 = {"float8_e4m3fn": (4, 3, 7, 448.0), "float8_e5m2": (5, 2, 15, 57344.0)}
 # keeps NumPy's clip-then-cast.
 CONVERSIONS = [
     *((src, dst) for src in ("float", "double") for dst in ("ubyte", "byte", "ushort", "short")),
-    ("float", "half"), ("float", "bfloat16"), ("double", "bfloat16"), ("double", "float"),
+    ("float", "half"), ("double", "half"), ("float", "bfloat16"), ("double", "bfloat16"),
+    ("double", "float"),
     *((src, f8) for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2")),
     *((src, dst) for src in ("int", "long", "longlong") for dst in ("ubyte", "byte", "ushort", "short")),
     *((src, "float") for src in ("ubyte", "byte", "ushort", "short", "half")),
@@ -91,7 +92,7 @@ def conversion_macro(src, dst):
     elif s.kind == "int" and dst == "float":    # exact
         cvt, ok = "(v)", "1"
     else:
-        return None         # float -> half, half -> float: written out in csrc/convert.h
+        return None         # float/double -> half, half -> float: written out in csrc/convert.h
     return f"FC_CONVERT({src}, {s.c_type}, {dst}, {cvt}, {ok})"
 
 
