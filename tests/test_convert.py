@@ -11,23 +11,12 @@ import pytest
 
 import fastclip
 from fastclip import _threads, _ufunc
-from fastclip._dtypes import CONVERSIONS, DTYPES, FLOAT8, numpy_dtype
+from fastclip._dtypes import CONVERSIONS, DTYPES, finite_range, numpy_dtype
 from tests.reference import assert_same, assert_same_outcome, outcome
 
 ROWS = {r.name: numpy_dtype(r) for r in DTYPES}
 PAIRS = [(ROWS[s], ROWS[d]) for s, d in CONVERSIONS]
 IDS = [f"{ROWS[s].name}->{ROWS[d].name}" for s, d in CONVERSIONS]
-
-
-def dst_range(dt):
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return int(info.min), int(info.max)
-    if dt.name in FLOAT8:
-        m = FLOAT8[dt.name][3]
-    else:
-        m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
-    return -m, m
 
 
 def sources(src, rng):
@@ -68,7 +57,7 @@ def sources(src, rng):
 def bound_pairs(src, dst):
     """Bounds inside the destination's range (the fused loop's calls), ties
     and lo > hi among them."""
-    lo, hi = dst_range(dst)
+    lo, hi = finite_range(dst)
     if src.kind in "iu":
         s = np.iinfo(src)
         lo, hi = max(lo, int(s.min)), min(hi, int(s.max))
@@ -126,7 +115,7 @@ def test_nan_goes_numpys_way(src, dst):
 def test_bounds_outside_the_destination_go_numpys_way(src, dst):
     rng = np.random.default_rng(13)
     x = sources(src, rng)[:5000]
-    lo, hi = dst_range(dst)
+    lo, hi = finite_range(dst)
     cases = []
     if src.kind in "iu":
         s = np.iinfo(src)
@@ -210,7 +199,7 @@ def test_sampled_float32_patterns(src, dst):
     bits = np.random.default_rng(17).integers(0, 2**32, 2**21, dtype=np.uint64).astype(np.uint32)
     x = bits.view(np.float32)
     x = x[~np.isnan(x)]
-    lo, hi = dst_range(dst)
+    lo, hi = finite_range(dst)
     o = np.empty(x.shape, dst)
     assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe")
     assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))

@@ -18,18 +18,7 @@ import time
 import numpy as np
 
 from fastclip import _ufunc
-from fastclip._dtypes import CONVERSIONS, DTYPES, FLOAT8, numpy_dtype
-
-
-def dst_range(dt):
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return int(info.min), int(info.max)
-    if dt.name in FLOAT8:
-        m = FLOAT8[dt.name][3]
-    else:
-        m = 3.3895313892515355e38 if dt.name == "bfloat16" else float(np.finfo(dt).max)
-    return -m, m
+from fastclip._dtypes import CONVERSIONS, DTYPES, finite_range, numpy_dtype
 
 
 def main(argv=None):
@@ -46,7 +35,7 @@ def main(argv=None):
     chunk = 1 << args.chunk_log2
     bad_total = 0
     for src, dst in pairs:
-        lo, hi = dst_range(dst)
+        lo, hi = finite_range(dst)
         t0 = time.time()
         compared = nans = bad = 0
         o1 = np.empty(chunk, dst)

@@ -111,6 +111,23 @@ def saturates(name):
     return LARGEST_BITS[name] != ((1 << e) - 1) << m
 
 
+def finite_range(dtype):
+    """(lowest, highest) finite value of a NumPy dtype of the table (ints as
+    Python ints): the destination ranges of CONVERSIONS."""
+    import numpy as np
+
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return int(info.min), int(info.max)
+    if dtype.name in FLOAT8:
+        top = FLOAT8[dtype.name][3]
+    elif dtype.name == "bfloat16":
+        top = 3.3895313892515355e38
+    else:
+        top = float(np.finfo(dtype).max)
+    return -top, top
+
+
 def numpy_dtype(row):
     """The NumPy dtype of a table row (bfloat16 and the float8s come from ml_dtypes)."""
     import numpy as np
