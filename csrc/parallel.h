@@ -494,7 +494,7 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
     /* chunks are whole cache lines (multiples of 64 elements) */
     npy_intp grain = FC_MIN_CHUNK_BYTES / itemsize;
     fc_loop_job_t job = {serial, args, steps, data};
-    if (data != FC_FRESH_OUTPUT && n * (npy_intp)itemsize >= FC_STREAM_MIN_BYTES) {
+    if (fc_should_stream(data, args[3], n * (npy_intp)itemsize)) {
         job.data = FC_STREAM_OUTPUT;    /* the call is large though its chunks are not */
     }
     fc_parallel_range(fc_loop_range, &job, n, grain, nthreads);

@@ -51,6 +51,54 @@
  * so it streams though it is short itself. */
 #define FC_STREAM_OUTPUT ((void *)2)
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define FC_HAVE_MINCORE 1
+#else
+#define FC_HAVE_MINCORE 0
+#endif
+
+/* Whether the pages of [p, p + nbytes) are in memory already, sampled at the
+ * first, middle and last page (mincore reads the page tables, not the memory;
+ * three calls cost about a microsecond against the milliseconds of a call
+ * this large). A user's out=np.empty(...) of this size is fresh memory
+ * (mmap), and streaming into it loses as into a new result: float32 n=2**24,
+ * one thread, Intel Xeon VM: 21.1 ms streamed, np.clip 16.4 ms. Where
+ * mincore is missing (Windows), pages count as resident. */
+static inline int fc_pages_resident(const char *p, npy_intp nbytes)
+{
+#if FC_HAVE_MINCORE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const char *probe[3] = {p, p + nbytes / 2, p + nbytes - 1};
+    for (int k = 0; k < 3; k++) {
+        unsigned char in_memory = 0;
+        void *base = (void *)((uintptr_t)probe[k] & ~(page - 1));
+        if (mincore(base, 1, (void *)&in_memory) != 0 || !(in_memory & 1)) {
+            return 0;
+        }
+    }
+#endif
+    (void)p;
+    (void)nbytes;
+    return 1;
+}
+
+/* Whether a loop call writing nbytes contiguously at out should stream:
+ * tagged so by fc_run_parallel, or large, not tagged fresh, into memory that
+ * is in place already. */
+static inline int fc_should_stream(const void *data, const char *out, npy_intp nbytes)
+{
+    if (data == FC_STREAM_OUTPUT) {
+        return 1;
+    }
+    if (data == FC_FRESH_OUTPUT || nbytes < FC_STREAM_MIN_BYTES) {
+        return 0;
+    }
+    return fc_pages_resident(out, nbytes);
+}
+
 static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
 {
 #if defined(__AVX__)

@@ -64,7 +64,7 @@ def test_every_call_case_computes_what_np_clip_does():
             expected = np.asarray(expected).astype(np.asarray(got).dtype)
         assert type(got) is type(expected) or isinstance(got, np.ndarray), (group, case)
         assert np.array_equal(np.asarray(got), np.asarray(expected), equal_nan=True), (group, dtype, case)
-    assert seen == {"array bounds", "where=", "N-d views", "scalars and sequences"}
+    assert seen == {"array bounds", "where=", "N-d views", "scalars and sequences", "fresh memory"}
 
 
 @pytest.mark.parametrize("distance", bench.SWEEP_DISTANCES)

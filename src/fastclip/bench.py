@@ -207,10 +207,27 @@ def _scalar_cases():
         yield name, {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip)}
 
 
+FRESH_N = 2**24
+
+
+def _fresh_memory_cases(dtype, rng):
+    """Results in memory never touched before (a new result, out=np.empty of
+    64 MiB, which malloc takes from mmap): page faults, not the loop, set the
+    pace, and streaming stores would lose (csrc/stream.h)."""
+    lo, hi = _bounds(dtype)
+    x = _data(dtype, FRESH_N, rng)
+    yield ("2**24, new result", {"fastclip": lambda: fastclip.clip(x, lo, hi),
+                                 "np.clip": lambda: np.clip(x, lo, hi)})
+    yield ("2**24, out=np.empty(...)",
+           {"fastclip": lambda: fastclip.clip(x, lo, hi, out=np.empty_like(x)),
+            "np.clip": lambda: np.clip(x, lo, hi, out=np.empty_like(x))})
+
+
 CALL_DTYPES = {
     "array bounds": ("float32", "float64", "int32", "uint8", "float16", "bfloat16"),
     "where=": ("float32", "float64", "uint8", "float16"),
     "N-d views": ("float32", "uint8", "float16"),
+    "fresh memory": ("float32", "float64", "int16"),
 }
 
 
@@ -228,6 +245,9 @@ def call_cases(torch=None):
             yield "N-d views", name, case, funcs
     for case, funcs in _scalar_cases():
         yield "scalars and sequences", "-", case, funcs
+    for name in CALL_DTYPES["fresh memory"]:
+        for case, funcs in _fresh_memory_cases(numpy_dtype(_row(name)), rng):
+            yield "fresh memory", name, case, funcs
 
 
 SWEEP_DTYPES = ("float16", "float32", "float64", "uint8", "bfloat16")
