@@ -131,7 +131,10 @@ def _widen(x):
     if dtype == _BFLOAT16:
         bits = x.astype(dtype, copy=False).view(np.uint16)
         return (bits.astype(np.uint32) << 16).view(np.float32)
-    return _float8_tables(dtype)[0][x.view(np.uint8)]
+    # np.take into an array laid out like x: indexing would give C order,
+    # and np.clip keeps the input's (found by fuzz/run: an F-ordered float8)
+    wide = np.empty_like(x, dtype=np.float32)
+    return np.take(_float8_tables(dtype)[0], x.view(np.uint8), out=wide)
 
 
 def _narrow(wide, dtype):
@@ -141,7 +144,8 @@ def _narrow(wide, dtype):
     if dtype == _BFLOAT16:
         return (wide >> 16).astype(np.uint16).view(_BFLOAT16)
     _, sorted_bits, patterns = _float8_tables(dtype)
-    return patterns[np.searchsorted(sorted_bits, wide)].view(dtype)
+    narrow = np.empty_like(wide, dtype=np.uint8)
+    return np.take(patterns, np.searchsorted(sorted_bits, wide), out=narrow).view(dtype)
 
 
 def _float8_tables(dtype):
