@@ -63,8 +63,10 @@ cdef extern from "walk.h":
     void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
                  const npy_intp **strides) noexcept nogil
     bint fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize) noexcept nogil
-    void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_masked_t masked, int itemsize,
-                 char **args, const char *mask, int nthreads) noexcept nogil
+    ctypedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
+                               const npy_intp *row_steps) noexcept nogil
+    void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows, fc_masked_t masked,
+                 int itemsize, char **args, const char *mask, int nthreads) noexcept nogil
 
 cdef extern from "stream.h":
     void *FC_FRESH_OUTPUT
@@ -136,6 +138,8 @@ cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
 cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
     _kernels.masked_driver(), "fastclip.masked")
+cdef fc_rows_t *ROWS = <fc_rows_t *>PyCapsule_GetPointer(
+    _kernels.rows_table(), "fastclip.rows_table")
 
 ctypedef struct fc_convert_api_t:
     int (*in_range)(int k, const void *lo, const void *hi) noexcept nogil
@@ -709,14 +713,14 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         args[2] = hi_ptr
         args[3] = <char *>cnp.PyArray_DATA(res)
         if size < GIL_RELEASE_THRESHOLD:
-            fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, 1)
+            fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, pm, 1)
         else:
             # several runs are shared among threads by the rule of one long
             # run, which the loop splits itself
             if plan.nd > 1:
                 threads = _kernels.threads_for_bytes(size * descr.itemsize)
             with nogil:
-                fc_walk(&plan, LOOPS[row], masked, descr.itemsize, args, pm, threads)
+                fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, pm, threads)
     if out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return res
