@@ -105,3 +105,37 @@ def test_nd_walks(dtype, split):
                 assert_same(out.copy(), np.ascontiguousarray(expected))
     finally:
         _split_every_call(False)
+
+
+def _transposing_cases(dtype, rng):
+    """(a, out, lo, hi): out= laid out in another axis order than a, with axes
+    longer than the walk's 64-element tiles (csrc/walk.h) and not multiples of
+    them, so tiles with partial rows and columns are walked; scalar bounds and
+    bounds that broadcast."""
+    lo, hi = typical_bounds(dtype)
+    for shape, perm in [((150, 130), (1, 0)), ((3, 150, 130), (2, 0, 1)), ((130, 3, 150), (1, 2, 0)),
+                        ((65, 2, 129), (2, 1, 0)), ((2, 65, 3, 129), (3, 1, 0, 2))]:
+        a = values(dtype, int(np.prod(shape)), rng).reshape(shape)
+        out_base = np.empty(tuple(shape[p] for p in perm), dtype)
+        out = out_base.transpose(np.argsort(perm))      # out's own memory order is perm
+        assert out.shape == a.shape
+        yield a, out, lo, hi
+        yield a[..., ::-1], out, lo, hi
+        row = values(dtype, shape[-1], rng)
+        yield a, out, row, hi                           # per-element bound along the last axis
+        yield a, out, np.minimum(row, dtype.type(hi)) if dtype.kind in "iu" else lo, row
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["configured", "split"])
+@pytest.mark.parametrize("dtype", DTYPES_, ids=str)
+def test_transposing_walks(dtype, split):
+    rng = np.random.default_rng(23)
+    _split_every_call(split)
+    try:
+        for a, out, lo, hi in _transposing_cases(dtype, rng):
+            expected = reference_clip(a, lo, hi)
+            out[...] = 0
+            assert fastclip.clip(a, lo, hi, out=out) is out
+            assert_same(np.ascontiguousarray(out), np.ascontiguousarray(expected))
+    finally:
+        _split_every_call(False)
