@@ -41,6 +41,16 @@
 #include <immintrin.h>
 #endif
 
+/* The fused loops are vectorised at 512 bits in the AVX-512 build, whose
+ * default is 256 (_build_utils): at 256 bits, n=1e5 one thread, int64 ->
+ * uint8 took 20 us against 12 us, float32 -> float8_e4m3fn 31 us against
+ * 21.5 us. GCC only (clang ignores the option). */
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#define FC_CONVERT_LOOP __attribute__((target("prefer-vector-width=512")))
+#else
+#define FC_CONVERT_LOOP
+#endif
+
 typedef int (*fc_convert_t)(const char *x, char *out, npy_intp n, const void *lo,
                             const void *hi);
 typedef int (*fc_in_range_t)(const void *lo, const void *hi);
@@ -91,8 +101,9 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
         (void)m; (void)M;                                                      \
         return lo == lo && hi == hi && (RANGE_OK);                             \
     }                                                                          \
-    static int fc_cvt_##SN##_##DN(const char *px, char *po, npy_intp n,        \
-                                  const void *plo, const void *phi)            \
+    static FC_CONVERT_LOOP int fc_cvt_##SN##_##DN(const char *px, char *po,    \
+                                                 npy_intp n,                   \
+                                                 const void *plo, const void *phi) \
     {                                                                          \
         const S *x = (const S *)px;                                            \
         S lo = *(const S *)plo, hi = *(const S *)phi;                          \
@@ -181,7 +192,7 @@ static int fc_in_range_float_half(const void *plo, const void *phi)
     return lo == lo && hi == hi && fabsf(lo) <= 65504.0f && fabsf(hi) <= 65504.0f;
 }
 
-static int fc_cvt_float_half(const char *px, char *po, npy_intp n, const void *plo,
+static FC_CONVERT_LOOP int fc_cvt_float_half(const char *px, char *po, npy_intp n, const void *plo,
                              const void *phi)
 {
     const float *x = (const float *)px;
@@ -226,7 +237,7 @@ static int fc_in_range_double_half(const void *plo, const void *phi)
     return lo == lo && hi == hi && fabs(lo) <= 65504.0 && fabs(hi) <= 65504.0;
 }
 
-static int fc_cvt_double_half(const char *px, char *po, npy_intp n, const void *plo,
+static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp n, const void *plo,
                               const void *phi)
 {
     const double *x = (const double *)px;
@@ -300,7 +311,7 @@ static int fc_in_range_half_float(const void *plo, const void *phi)
     return (lo & 0x7fffu) <= 0x7c00u && (hi & 0x7fffu) <= 0x7c00u;   /* not NaN */
 }
 
-static int fc_cvt_half_float(const char *px, char *po, npy_intp n, const void *plo,
+static FC_CONVERT_LOOP int fc_cvt_half_float(const char *px, char *po, npy_intp n, const void *plo,
                              const void *phi)
 {
     const npy_uint16 *x = (const npy_uint16 *)px;

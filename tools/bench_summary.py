@@ -7,7 +7,7 @@ the rows the speed and scale issues set targets for, as they were measured.
 import json
 import sys
 
-SMALL = ("float32", "float64", "int32", "uint8", "float16", "bfloat16")
+SMALL = ("float32", "float64", "int32", "uint8", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
 def main(path):
