@@ -136,3 +136,15 @@ def test_one_sided_ml_float_keeps_the_layout(dtype):
     for a in (base.T, base[::-1, ::2], np.asfortranarray(base), np.array(2.5, dtype)):
         for lo, hi in ((-1.0, None), (None, 1.0)):
             assert_same(fastclip.clip(a, lo, hi), reference_clip(a, lo, hi))
+
+
+@pytest.mark.parametrize("dtype", ML_FLOATS, ids=str)
+def test_ml_float_strided_view_with_zero_bounds_of_both_signs(dtype):
+    # Hypothesis found it on NumPy 2.1, whose iterator buffers scalar bounds
+    # in walks of several runs (its per-element loop then gives the -0.0
+    # bound); SPEC section 2's rule is np.clip of a.astype(float32), one run,
+    # which keeps x's +0.0. fastclip walks these itself.
+    base = np.zeros((1, 4, 5, 10), dtype)
+    for a in (base[..., ::-2], base[:, ::2, :, ::3], np.zeros((4, 5, 5), dtype).transpose(2, 0, 1)):
+        for lo, hi in ((0, -0.0), (-0.0, 0.0), (float("nan"), 1.0)):
+            assert_same(fastclip.clip(a, lo, hi), reference_clip(a, lo, hi))

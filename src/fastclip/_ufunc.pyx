@@ -130,7 +130,11 @@ def _numpy_buffers_scalar_bounds():
 
 
 #: where NumPy does, fastclip hands every walk of several runs to NumPy's
-#: iterator with its own loops, so the loop sees what it sees in NumPy
+#: iterator with its own loops, so the loop sees what it sees in NumPy. Not
+#: for the ml_dtypes formats with scalar bounds: their rule (SPEC section 2) is
+#: np.clip of a.astype(float32), a contiguous copy, one run, scalar bounds,
+#: which fastclip's own walk reproduces and NumPy 2.1's buffering would not
+#: (a -0.0 bound against +0.0 in a strided bfloat16 view, found by Hypothesis).
 cdef bint MULTI_RUN_WALKS_TO_NUMPY = _numpy_buffers_scalar_bounds()
 MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS = MULTI_RUN_WALKS_TO_NUMPY
 
@@ -638,8 +642,9 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
             # shape; decided before allocating (csrc/walk.h)
             strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
             fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
-            if where is None and (fc_plan_prefers_numpy(&plan, descr.itemsize) or
-                                  (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
+            if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
+                    fc_plan_prefers_numpy(&plan, descr.itemsize) or
+                    (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
         if cnp.PyArray_IS_C_CONTIGUOUS(a):
             # the common case, without NewLikeArray's stride sorting
@@ -701,11 +706,13 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         strides[FC_A] = cnp.PyArray_STRIDES(a)
         strides[FC_OUT] = cnp.PyArray_STRIDES(res)
         fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
-        if MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1:
+        if (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1
+                and not (ROW_ML[row] and lo_kind == 1 and hi_kind == 1)):
             if mask is None and lo_kind == 1 and hi_kind == 1:
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
             return NotImplemented
         if (mask is None and lo_kind == 1 and hi_kind == 1
+                and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
                 and fc_plan_prefers_numpy(&plan, descr.itemsize)):
             return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
         args[0] = <char *>cnp.PyArray_DATA(a)
