@@ -186,31 +186,42 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
     }
 }
 
-static int fc_in_range_float_half(const void *plo, const void *phi)
-{
-    float lo = *(const float *)plo, hi = *(const float *)phi;
-    return lo == lo && hi == hi && fabsf(lo) <= 65504.0f && fabsf(hi) <= 65504.0f;
-}
+/* The float16 narrowings' bounds check and block loop, for a float32 or float64
+ * source (S): clipped in S, each value made a float by TO_FLOAT (exact for
+ * float32, rounded to odd for float64, below), then rounded to float16. */
+#define FC_HALF_NARROWING(SN, S, TO_FLOAT)                                       \
+    static int fc_in_range_##SN##_half(const void *plo, const void *phi)         \
+    {                                                                            \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                            \
+        return lo == lo && hi == hi && fabs((double)lo) <= 65504.0 &&             \
+               fabs((double)hi) <= 65504.0;                                      \
+    }                                                                            \
+    static FC_CONVERT_LOOP int fc_half_blocks_##SN(const S *x, npy_uint16 *o, npy_intp n, \
+                                                   S lo, S hi)                   \
+    {                                                                            \
+        float buf[FC_CONVERT_BLOCK];                                             \
+        int nan = 0;                                                             \
+        for (npy_intp i = 0; i < n; i += FC_CONVERT_BLOCK) {                     \
+            npy_intp m = n - i < FC_CONVERT_BLOCK ? n - i : FC_CONVERT_BLOCK;    \
+            for (npy_intp j = 0; j < m; j++) {                                   \
+                S v = x[i + j];                                                  \
+                nan |= v != v;                                                   \
+                FC_CLIP(v, lo, hi);                                              \
+                buf[j] = TO_FLOAT(v);                                            \
+            }                                                                    \
+            fc_floats_to_half(buf, o + i, m);                                    \
+        }                                                                        \
+        return nan;                                                              \
+    }
+
+#define FC_FLOAT_ITSELF(v) (v)
+FC_HALF_NARROWING(float, float, FC_FLOAT_ITSELF)
 
 static FC_CONVERT_LOOP int fc_cvt_float_half(const char *px, char *po, npy_intp n, const void *plo,
-                             const void *phi)
+                                             const void *phi)
 {
-    const float *x = (const float *)px;
-    npy_uint16 *o = (npy_uint16 *)po;
-    float lo = *(const float *)plo, hi = *(const float *)phi;
-    float buf[FC_CONVERT_BLOCK];
-    int nan = 0;
-    for (npy_intp i = 0; i < n; i += FC_CONVERT_BLOCK) {
-        npy_intp m = n - i < FC_CONVERT_BLOCK ? n - i : FC_CONVERT_BLOCK;
-        for (npy_intp j = 0; j < m; j++) {
-            float v = x[i + j];
-            nan |= v != v;
-            FC_CLIP(v, lo, hi);
-            buf[j] = v;
-        }
-        fc_floats_to_half(buf, o + i, m);
-    }
-    return nan;
+    return fc_half_blocks_float((const float *)px, (npy_uint16 *)po, n,
+                                *(const float *)plo, *(const float *)phi);
 }
 
 /* float64 -> float32 rounded to odd: truncated toward zero, with the last bit
@@ -231,11 +242,7 @@ static inline float fc_double_to_float_odd(double d)
     return f;
 }
 
-static int fc_in_range_double_half(const void *plo, const void *phi)
-{
-    double lo = *(const double *)plo, hi = *(const double *)phi;
-    return lo == lo && hi == hi && fabs(lo) <= 65504.0 && fabs(hi) <= 65504.0;
-}
+FC_HALF_NARROWING(double, double, fc_double_to_float_odd)
 
 static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp n, const void *plo,
                               const void *phi)
@@ -243,7 +250,6 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
     const double *x = (const double *)px;
     npy_uint16 *o = (npy_uint16 *)po;
     double lo = *(const double *)plo, hi = *(const double *)phi;
-    float buf[FC_CONVERT_BLOCK];
     int nan = 0;
     npy_intp start = 0;
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -268,17 +274,7 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
     }
     nan = nan_lanes != 0;
 #endif
-    for (npy_intp i = start; i < n; i += FC_CONVERT_BLOCK) {
-        npy_intp m = n - i < FC_CONVERT_BLOCK ? n - i : FC_CONVERT_BLOCK;
-        for (npy_intp j = 0; j < m; j++) {
-            double v = x[i + j];
-            nan |= v != v;
-            FC_CLIP(v, lo, hi);
-            buf[j] = fc_double_to_float_odd(v);
-        }
-        fc_floats_to_half(buf, o + i, m);
-    }
-    return nan;
+    return nan | fc_half_blocks_double(x + start, o + start, n - start, lo, hi);
 }
 
 /* float16 -> float32 */
