@@ -54,6 +54,16 @@ def sources(src, rng):
     return x
 
 
+def fused_range(src, dst):
+    """The widest bounds of a float source the fused loop takes: the
+    destination's range, or the source's own for a widening."""
+    lo, hi = finite_range(dst)
+    if src.kind == "f" and src.itemsize < dst.itemsize:
+        top = float(np.finfo(src).max)
+        lo, hi = max(lo, -top), min(hi, top)
+    return lo, hi
+
+
 def bound_pairs(src, dst):
     """Bounds inside the destination's range (the fused loop's calls), ties
     and lo > hi among them."""
@@ -63,6 +73,7 @@ def bound_pairs(src, dst):
         lo, hi = max(lo, int(s.min)), min(hi, int(s.max))
         mid = (lo + hi) // 2
         return [(lo, hi), (lo + 1, hi - 1), (mid, mid + 3), (mid + 3, mid), (0, 0), (mid, mid)]
+    lo, hi = fused_range(src, dst)
     if dst.kind in "iu":
         return [(lo, hi), (lo - 0.99, hi + 0.99), (-0.5, 120.7), (10.25, 3.5), (0.0, 0.0),
                 (-0.0, 0.0), (0.0, -0.0), (lo + 0.5, lo + 0.75)]
@@ -199,7 +210,7 @@ def test_sampled_float32_patterns(src, dst):
     bits = np.random.default_rng(17).integers(0, 2**32, 2**21, dtype=np.uint64).astype(np.uint32)
     x = bits.view(np.float32)
     x = x[~np.isnan(x)]
-    lo, hi = finite_range(dst)
+    lo, hi = fused_range(np.dtype(np.float32), dst)
     o = np.empty(x.shape, dst)
     assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe")
     assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
@@ -222,3 +233,36 @@ def test_float64_to_float16_rounds_once():
     assert _ufunc._convert_for_tests(x, -65504.0, 65504.0, o, "unsafe")
     assert_same(o, np.clip(x, -65504.0, 65504.0, out=np.empty(x.shape, np.float16),
                            casting="unsafe"))
+
+
+FUSED = set(CONVERSIONS)
+UNFUSED = [(s, d) for s in DTYPES for d in DTYPES
+           if s.char is not None and s != d and (s.name, d.name) not in FUSED]
+
+
+@pytest.mark.parametrize("src,dst", [(numpy_dtype(s), numpy_dtype(d)) for s, d in UNFUSED],
+                         ids=[f"{s.name}->{d.name}" for s, d in UNFUSED])
+def test_pairs_not_fused_are_numpys(src, dst):
+    """An out of a dtype no fused loop writes (the clip in x's dtype, then a
+    copy into out for a widening, fastclip's ufunc otherwise): NumPy's
+    values, warnings, exceptions and messages, for bounds of every kind the
+    fast path takes (ints at the type's limits, which NumPy drops, NaN) and
+    the casting rules."""
+    rng = np.random.default_rng(19)
+    with np.errstate(all="ignore"):
+        x = (rng.normal(size=301) * 150).astype(src)
+        if src.kind == "f":
+            x[::37] = np.nan
+    if src.kind in "iu":
+        info = np.iinfo(src)
+        bounds = [(0, 5), (-3, 100), (int(info.min), 7), (3, int(info.max)), (9, 2)]
+    else:
+        bounds = [(-1.5, 2.5), (0, 100), (np.nan, 1.0), (-0.0, 0.0), (-np.inf, 7.25)]
+    for lo, hi in bounds:
+        for casting in ("same_kind", "unsafe", "safe", "no"):
+            for view in (x, x[::3], x[:16]):
+                got, exp = both(view, lo, hi, dst, casting=casting)
+                assert_same_outcome(got, exp, messages=True, with_out=True)
+    # out broadcast to a larger shape than x
+    got, exp = both(x[:16], 2, 9, dst, out_shape=(3, 16))
+    assert_same_outcome(got, exp, messages=True, with_out=True)

@@ -836,6 +836,55 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     return out
 
 
+#: (a's type number, out's, casting) -> whether np.can_cast(a, out, casting)
+#: with a safe cast: a value-preserving widening, clipped first, then copied
+_SAFE_WIDENING = {}
+
+
+cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out,
+                              object casting):
+    """np.clip(a, a_min, a_max, out=out) with out of a dtype pair that
+    _convert does not fuse, and scalar bounds the fast path takes. NumPy
+    picks the loop from the inputs alone (outputs take no part in its
+    dispatch unless signature= names them), clips in a's dtype and casts into
+    out. A widening that casting allows: the fast path into a new array, then
+    np.copyto. Any other pair: fastclip's ufunc, without _compat's argument
+    rules, which these bounds do not need (float32 -> float64 out=, n=16:
+    3.3 us through _compat, 2.1 us np.clip, 1.0 us the ufunc)."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
+    cdef unsigned long long buf = 0
+    cdef int row
+    if not 0 <= descr.type_num < 512:
+        return NotImplemented
+    row = ROW_BY_TYPENUM[descr.type_num]
+    if row < 0 or ROW_ML[row] or not (_bound_to_c(row, a_min, &buf)
+                                      and _bound_to_c(row, a_max, &buf)):
+        return NotImplemented
+    if type(casting) is not str or casting not in _CASTINGS:
+        return NotImplemented                   # NumPy's error, its way
+    if ROW_KIND[row] == 0 and ((type(a_min) is int and a_min <= INT_MIN[row])
+                               or (type(a_max) is int and a_max >= INT_MAX[row])):
+        return NotImplemented   # NumPy drops the bound: np.minimum/maximum, their errors
+    key = (descr.type_num, odescr.type_num, casting)
+    widening = _SAFE_WIDENING.get(key)
+    if widening is None:
+        widening = _SAFE_WIDENING[key] = bool(
+            cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
+            and np.can_cast(descr, odescr, "safe") and np.can_cast(descr, odescr, casting))
+    if widening and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out):
+        clipped = _fast(a, a_min, a_max, None)
+        if clipped is not NotImplemented:
+            np.copyto(out, clipped, casting="safe")
+            return out
+    try:
+        return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
+    except TypeError:
+        # as _compat.clip: NumPy's _wrapfunc calls again after a TypeError,
+        # which raises it again (and repeats any warning)
+        return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
          min=np._NoValue, max=np._NoValue, **kwargs):
     """Clip (limit) the values in an array: ``numpy.clip``, faster.
@@ -903,8 +952,10 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         if (result is NotImplemented and ta is ndarray and type(out) is ndarray
                 and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
             # out of another dtype: clip and convert in one pass
-            result = _convert(<ndarray>a, a_min, a_max, <ndarray>out,
-                              kwargs.get("casting", "same_kind"))
+            casting = kwargs.get("casting", "same_kind")
+            result = _convert(<ndarray>a, a_min, a_max, <ndarray>out, casting)
+            if result is NotImplemented:
+                result = _into_other_dtype(<ndarray>a, a_min, a_max, <ndarray>out, casting)
     if result is not NotImplemented:
         return result
     return _compat.clip(a, a_min, a_max, out, min, max, kwargs)
