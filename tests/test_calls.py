@@ -195,6 +195,52 @@ def test_where_in_place_and_odd_masks(dtype):
                         outcome(lambda: overlapping(numpy_clip)), with_out=True)
 
 
+@pytest.mark.parametrize("dtype", KERNEL, ids=str)
+def test_where_without_out(dtype):
+    """where= and no out: a new array like NumPy's (dtype, shape, layout),
+    the masked-on elements clipped (the masked-off ones are undefined, in
+    NumPy's as in fastclip's), for the layouts the masked kernel takes (C
+    order, a mask of a's shape) and those it leaves to NumPy."""
+    rng = np.random.default_rng(7)
+    lo, hi = typical_bounds(dtype)
+    a2 = values(dtype, 3000, rng).reshape(60, 50)
+    cases = [(values(dtype, n, rng), None) for n in (0, 1, 17, 3000)]
+    cases += [(a2, None), (np.asfortranarray(a2), None), (a2[:, ::2], None),
+              (a2, rng.random(50) < 0.5), (a2, rng.random((60, 50)).T.copy().T < 0.5)]
+    for a, mask in cases:
+        if mask is None:
+            mask = rng.random(a.shape) < 0.5
+        got = fastclip.clip(a, lo, hi, where=mask)
+        if is_ml_float(dtype):
+            expected = reference_clip(a, lo, hi)
+            assert got.dtype == dtype
+        else:
+            expected = numpy_clip(a, lo, hi, where=mask)
+            assert (got.dtype, got.shape, got.strides) == \
+                (expected.dtype, expected.shape, expected.strides)
+        full = np.broadcast_to(mask, a.shape)
+        assert_same(got[full], np.broadcast_to(expected, a.shape)[full])
+
+
+@pytest.mark.parametrize("dtype", [d for d in KERNEL if not is_ml_float(d)], ids=str)
+def test_casting_with_its_own_dtype(dtype):
+    """casting= with a result of a's own dtype (new, or out=): NumPy's
+    outcome, exception messages included, for every rule and bound kind."""
+    rng = np.random.default_rng(8)
+    a = values(dtype, 500, rng)
+    lo, hi = typical_bounds(dtype)
+    for bounds in ((lo, hi), (dtype.type(lo), dtype.type(hi)),
+                   (np.full(500, lo, dtype), hi), (np.float64(lo), hi)):
+        for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            for with_out in (False, True):
+                def call(clip):
+                    out = np.zeros_like(a) if with_out else None
+                    return clip(a, *bounds, out=out, casting=casting), out, None
+                assert_same_outcome(outcome(lambda: call(fastclip.clip)),
+                                    outcome(lambda: call(numpy_clip)),
+                                    messages=True, with_out=True)
+
+
 # ---------------------------------------------------------------------------
 # array bounds from the fast path (scalar-bound or per-element loop, chosen as
 # NumPy's iterator would)
