@@ -296,6 +296,37 @@ def test_array_bounds_nan_payloads_and_zeros():
                         reference_clip(np.asfortranarray(a), lo, hi))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("shape", [(1000, 100), (3, 5000), (2, 8192), (1, 20000), (200, 17),
+                                   (8193, 1), (16, 8, 33)], ids=str)
+def test_repeating_bounds_without_zero_or_nan(dtype, shape):
+    """Bounds that repeat along the inner axis ((rows, 1), (a, b, 1)) with
+    no zero and no NaN are the walk's (NumPy's two loops agree on them):
+    np.clip's bits against x of NaNs with payloads, signed zeros, ties and
+    infinities, and lo > hi rows, C and F order."""
+    rng = np.random.default_rng(sum(shape))
+    special = np.array([0.0, -0.0, np.nan, -np.nan, 1.0, -1.0, 2.0, -2.0, 0.5, np.inf, -np.inf],
+                       dtype)
+    x = rng.choice(special, size=shape)
+    bits = x.view(f"u{x.itemsize}")
+    nan = np.isnan(x)
+    bits[nan] |= rng.integers(1, 1000, size=nan.sum()).astype(bits.dtype)
+    nonzero = np.array([1.0, -1.0, 2.0, -2.0, 0.5, np.inf, -np.inf, 3.0], dtype)
+    bshape = shape[:-1] + (1,)
+    lo, hi = rng.choice(nonzero, size=bshape), rng.choice(nonzero, size=bshape)
+    for a in (x, np.asfortranarray(x)):
+        expected = numpy_clip(a, lo, hi)
+        assert_same(fastclip.clip(a, lo, hi), expected)
+        out, expected_in_out = np.empty_like(a), np.empty_like(a)
+        assert fastclip.clip(a, lo, hi, out=out) is out
+        assert_same(out, numpy_clip(a, lo, hi, out=expected_in_out))
+    # the same bounds with one zero or NaN among them: NumPy's answer still
+    for odd in (0.0, -0.0, np.nan):
+        lo2 = lo.copy()
+        lo2.flat[len(lo2.flat) // 2] = odd
+        assert_same(fastclip.clip(x, lo2, hi), numpy_clip(x, lo2, hi))
+
+
 def test_bound_overlapping_out_is_numpys():
     def call(clip):
         base = np.arange(-50, 50, dtype=np.float64)
