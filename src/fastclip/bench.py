@@ -207,6 +207,40 @@ def _scalar_cases():
         yield name, {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip)}
 
 
+def _other_calls_cases(rng):
+    """The rest of np.clip's surface: keywords, a missing bound, bounds of
+    another dtype, arrays without a kernel, outs of another dtype; each at
+    n=16 (the dispatch) and 1e5. None may be slower than np.clip."""
+    import ml_dtypes
+
+    for n in (16, CALL_N):
+        x = _data(np.dtype(np.float32), n, rng)
+        xi = _data(np.dtype(np.int32), n, rng)
+        mask = rng.random(n) < 0.5
+        lo64, hi64 = np.full(n, -0.5), np.full(n, 0.5)
+        out32, out64 = np.empty(n, np.float32), np.empty(n, np.float64)
+        half = x.astype(np.float16)
+        bf = x.astype(ml_dtypes.bfloat16)
+        lo32 = np.full(n, -0.5, np.float32)
+        cases = [
+            ("min=, max= keywords", lambda c: c(x, min=-0.5, max=0.5)),
+            ("hi None (np.minimum)", lambda c: c(x, None, 0.5)),
+            ("where= 50% true, no out", lambda c: c(x, -0.5, 0.5, where=mask)),
+            ("dtype=float64", lambda c: c(x, -0.5, 0.5, dtype=np.float64)),
+            ("casting='unsafe', out=", lambda c: c(x, -0.5, 0.5, out=out32, casting="unsafe")),
+            ("float64 array bounds", lambda c: c(x, lo64, hi64)),
+            ("np.float64 scalar bounds", lambda c: c(x, np.float64(-0.5), np.float64(0.5))),
+            ("int32, Python float bounds", lambda c: c(xi, -40.5, 40.5)),
+            ("bool array", lambda c: c(mask, False, True)),
+            ("out= float64 (float32 x)", lambda c: c(x, -0.5, 0.5, out=out64)),
+            ("out= float64 (float16 x)", lambda c: c(half, -0.5, 0.5, out=out64)),
+            ("bfloat16, float32 array bound", lambda c: c(bf, lo32, 0.5)),
+        ]
+        for name, f in cases:
+            yield (f"{name}, n={n}" if n != CALL_N else name,
+                   {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip)})
+
+
 FRESH_N = 2**24
 
 
@@ -245,6 +279,8 @@ def call_cases(torch=None):
             yield "N-d views", name, case, funcs
     for case, funcs in _scalar_cases():
         yield "scalars and sequences", "-", case, funcs
+    for case, funcs in _other_calls_cases(rng):
+        yield "other calls", "float32", case, funcs
     for name in CALL_DTYPES["fresh memory"]:
         for case, funcs in _fresh_memory_cases(numpy_dtype(_row(name)), rng):
             yield "fresh memory", name, case, funcs
