@@ -1,0 +1,171 @@
+# The dtype table as C arrays by row, and bounds as C values of a row.
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+# Row index by NumPy type number (builtin types and the ml_dtypes formats),
+# -1 for none.
+cdef int ROW_BY_TYPENUM[512]
+cdef int ROW_KIND[32]         # 0 int, 1 float, 2 half, 3 bfloat16, 4 float8
+#: rows of the ml_dtypes formats, which NumPy computes in float32 and which
+#: stay themselves only as arrays with bounds of SPEC section 2's kinds
+cdef bint ROW_ML[32]
+#: float8 rows: mantissa bits, exponent bias, whether it has an infinity
+cdef int F8_MANTISSA[32]
+cdef int F8_BIAS[32]
+cdef bint F8_HAS_INF[32]
+cdef int ROW_SIGNED[32]
+cdef int ROW_ITEMSIZE[32]
+#: per row: its scalar type, and for integer rows the range of a Python int
+#: bound that fits in a long long (uint64's top half is checked apart)
+cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
+cdef long long INT_MIN[32]
+cdef long long INT_MAX[32]
+
+_KIND_CODES = {"int": 0, "float": 1, "half": 2, "bfloat16": 3, "float8": 4}
+for _i in range(512):
+    ROW_BY_TYPENUM[_i] = -1
+for _i, _row in enumerate(DTYPES):
+    _dt = ROW_DTYPES[_i]
+    assert _dt.num < 512
+    ROW_BY_TYPENUM[_dt.num] = _i
+    ROW_KIND[_i] = _KIND_CODES[_row.kind]
+    ROW_ML[_i] = _row.char is None
+    if _row.kind == "float8":
+        _, F8_MANTISSA[_i], F8_BIAS[_i], _ = FLOAT8[_row.name]
+        F8_HAS_INF[_i] = not saturates(_row.name)
+    ROW_ITEMSIZE[_i] = _dt.itemsize
+    ROW_SIGNED[_i] = _dt.kind == "i"
+    if _dt.kind in "iu":
+        INT_MIN[_i] = np.iinfo(_dt).min
+        INT_MAX[_i] = min(int(np.iinfo(_dt).max), 2**63 - 1)
+#: per integer row, its exact range as Python ints (None for the others)
+cdef tuple ROW_INT_RANGE = tuple(
+    (int(np.iinfo(dt).min), int(np.iinfo(dt).max)) if dt.kind in "iu" else None
+    for dt in ROW_DTYPES)
+
+# Below this many elements the kernel runs in less time than releasing and
+# re-taking the GIL costs (about 50 ns), so it keeps it; NumPy does the same
+# (NPY_BEGIN_THREADS_THRESHOLDED, 500 elements).
+cdef enum:
+    GIL_RELEASE_THRESHOLD = 4096
+
+# Python ints beyond 2**53 do not convert to a double exactly; NumPy's own
+# conversion of them is left to NumPy.
+cdef double EXACT_INT_LIMIT = 9007199254740992.0
+
+
+cdef bint _bound_to_c(int row, object v, void *buf) except -1:
+    """Write bound v as the C value of table row `row` into buf.
+
+    Returns False when v is not a bound the fast path takes exactly as NumPy
+    would (then the call goes the slow way): only Python int/float (never bool)
+    and NumPy scalars of the array's own type; ints must be in the type's range
+    (np.clip drops out-of-range ints or raises); floats must not overflow
+    (NumPy warns about that cast).
+    """
+    cdef int kind = ROW_KIND[row]
+    cdef int overflow = 0
+    cdef double d
+    cdef long long ll
+    cdef unsigned long long ull
+    cdef unsigned short bits
+    cdef unsigned char bits8
+    cdef float f
+    cdef type tv = type(v)
+    if tv is ROW_SCALAR_TYPE[row]:
+        if not ROW_ML[row]:
+            cnp.PyArray_ScalarAsCtype(v, buf)
+            return True
+        # PyArray_ScalarAsCtype does not read ml_dtypes scalars; one goes
+        # through float exactly, except NaN payloads (left to the ufunc).
+        d = float(v)
+        if d != d:
+            return False
+    elif kind == 0:
+        if tv is not int:
+            return False
+        ll = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if overflow:
+            if overflow < 0 or ROW_SIGNED[row] or ROW_ITEMSIZE[row] != 8:
+                return False
+            try:
+                ull = PyLong_AsUnsignedLongLong(v)  # 2**63 <= v < 2**64 for uint64
+            except OverflowError:
+                return False                        # np.clip has its own rules for it
+            _store_uint(row, ull, buf)
+            return True
+        if not (INT_MIN[row] <= ll <= INT_MAX[row]):
+            return False
+        if ROW_SIGNED[row]:
+            _store_int(row, ll, buf)
+        else:
+            _store_uint(row, <unsigned long long>ll, buf)
+        return True
+    elif tv is float:
+        d = PyFloat_AS_DOUBLE(v)
+    elif tv is int:
+        ll = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if overflow or not (-EXACT_INT_LIMIT <= ll <= EXACT_INT_LIMIT):
+            return False
+        d = <double>ll
+    else:
+        return False
+    if kind == 1:
+        if ROW_ITEMSIZE[row] == 8:
+            memcpy(buf, &d, 8)
+            return True
+        f = <float>d
+        if f - f != 0 and d - d == 0:      # a finite double that overflows float
+            return False
+        memcpy(buf, &f, 4)
+        return True
+    if kind == 4:
+        bits8 = fc_double_to_float8(d, F8_MANTISSA[row], F8_BIAS[row], F8_HAS_INF[row],
+                                    &overflow)
+        if overflow:
+            return False
+        memcpy(buf, &bits8, 1)
+        return True
+    if kind == 2:
+        bits = fc_double_to_half(d, &overflow)
+    else:
+        bits = fc_double_to_bfloat16(d, &overflow)
+    if overflow:
+        return False
+    memcpy(buf, &bits, 2)
+    return True
+
+
+cdef void _store_int(int row, long long v, void *buf) noexcept:
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef signed char i8
+    cdef short i16
+    cdef int i32
+    if size == 1:
+        i8 = <signed char>v
+        memcpy(buf, &i8, 1)
+    elif size == 2:
+        i16 = <short>v
+        memcpy(buf, &i16, 2)
+    elif size == 4:
+        i32 = <int>v
+        memcpy(buf, &i32, 4)
+    else:
+        memcpy(buf, &v, 8)
+
+
+cdef void _store_uint(int row, unsigned long long v, void *buf) noexcept:
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef unsigned char u8
+    cdef unsigned short u16
+    cdef unsigned int u32
+    if size == 1:
+        u8 = <unsigned char>v
+        memcpy(buf, &u8, 1)
+    elif size == 2:
+        u16 = <unsigned short>v
+        memcpy(buf, &u16, 2)
+    elif size == 4:
+        u32 = <unsigned int>v
+        memcpy(buf, &u32, 4)
+    else:
+        memcpy(buf, &v, 8)

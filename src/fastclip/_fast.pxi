@@ -1,0 +1,343 @@
+# The fast path: an ndarray of a kernel dtype straight to its loop, over any
+# layout (csrc/walk.h), with scalar, array or where= operands.
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+cdef void _extent(ndarray a, char **first, char **last) noexcept:
+    """The lowest byte a's elements occupy, and one past the highest."""
+    cdef int k
+    cdef npy_intp span
+    first[0] = <char *>cnp.PyArray_DATA(a)
+    last[0] = first[0] + cnp.PyArray_ITEMSIZE(a)
+    for k in range(cnp.PyArray_NDIM(a)):
+        span = (cnp.PyArray_DIM(a, k) - 1) * cnp.PyArray_STRIDE(a, k)
+        if span < 0:
+            first[0] += span
+        else:
+            last[0] += span
+
+
+cdef bint _partly_overlap(ndarray a, ndarray out) noexcept:
+    """True when out shares memory with a other than element for element (in
+    place: same data, same strides). Conservative: compares extents."""
+    cdef char *a_first
+    cdef char *a_last
+    cdef char *o_first
+    cdef char *o_last
+    cdef int k
+    if cnp.PyArray_SIZE(a) == 0:
+        return False
+    if cnp.PyArray_DATA(a) == cnp.PyArray_DATA(out):
+        for k in range(cnp.PyArray_NDIM(a)):
+            if (cnp.PyArray_DIM(a, k) > 1 and
+                    cnp.PyArray_STRIDE(a, k) != cnp.PyArray_STRIDE(out, k)):
+                return True
+        return False
+    _extent(a, &a_first, &a_last)
+    _extent(out, &o_first, &o_last)
+    return a_first < o_last and o_first < a_last
+
+
+cdef object _mask_for(object where, ndarray a, ndarray res):
+    """where= as a bool array of a's shape, or None (the call
+    then goes NumPy's way). A mask that broadcasts is viewed at a's shape
+    (stride 0 where it repeats); one that shares memory with out is left to
+    NumPy's buffering."""
+    cdef ndarray m
+    cdef char *m_first
+    cdef char *m_last
+    cdef char *o_first
+    cdef char *o_last
+    if type(where) is not ndarray:
+        return None
+    m = <ndarray>where
+    if (<cnp.dtype>cnp.PyArray_DESCR(m)).type_num != cnp.NPY_BOOL:
+        return None
+    if not cnp.PyArray_SAMESHAPE(m, a):
+        try:
+            m = np.broadcast_to(m, (<object>a).shape)
+        except ValueError:
+            return None     # NumPy raises its own error
+    if cnp.PyArray_SIZE(a):
+        _extent(m, &m_first, &m_last)
+        _extent(res, &o_first, &o_last)
+        if m_first < o_last and o_first < m_last:
+            return None
+    return m
+
+
+cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf,
+                        char **ptr, npy_intp *strides) except -1:
+    """A bound as the walk takes it: 1 when it is a scalar, written into buf;
+    2 when it is an array of a's dtype that broadcasts to a's shape (ptr and
+    strides set, 0 along the axes it repeats); 0 for anything else."""
+    cdef ndarray bb
+    cdef cnp.dtype bd
+    cdef int k, nd = cnp.PyArray_NDIM(a), nd_b, ax
+    cdef bint moves, repeats
+    cdef int inner
+    if _bound_to_c(row, b, buf):
+        ptr[0] = <char *>buf
+        return 1
+    if type(b) is not ndarray:
+        return 0
+    bb = <ndarray>b
+    bd = <cnp.dtype>cnp.PyArray_DESCR(bb)
+    # the same type, not only an equivalent one: with an int64 'q' bound on an
+    # int64 'l' array NumPy's loop search can pick the 'q' loop, and np.clip
+    # then returns np.longlong where a's own type would be np.int64
+    # (Hypothesis found it)
+    if (bd.type_num != descr.type_num or not cnp.PyArray_ISNBO(bd.byteorder)
+            or not cnp.PyArray_ISALIGNED(bb)):
+        return 0
+    nd_b = cnp.PyArray_NDIM(bb)
+    if nd_b > nd:
+        return 0
+    for k in range(nd):
+        strides[k] = 0
+    for k in range(nd_b):
+        ax = nd - nd_b + k
+        if cnp.PyArray_DIM(bb, k) == cnp.PyArray_DIM(a, ax):
+            strides[ax] = cnp.PyArray_STRIDE(bb, k)
+        elif cnp.PyArray_DIM(bb, k) != 1:
+            return 0                    # NumPy's broadcasting error, its way
+    # A bound that repeats along an axis that can be the inner loop's: whether
+    # NumPy then runs its scalar-bound or its per-element loop depends on how
+    # its iterator buffers (np.clip of -0.0 in (3, 100000) against (3, 1)
+    # bounds keeps -0.0, in (1000, 100) against (1000, 1) gives +0.0), so such
+    # calls go through the iterator itself. A bound moving along a's innermost
+    # axis (a (cols,) bound over C order), or along every axis, is per element
+    # in NumPy whatever it buffers; one moving along none (size 1) is scalar.
+    # (Array bounds are taken only with a and out in one memory order, so a's
+    # innermost axis is the inner loop's, here and in NumPy.) Integers have no
+    # -0.0 or NaN: both of NumPy's loops give the same values, and the walk
+    # takes such bounds itself (int32 (1000, 100) with (1000, 1) bounds: 42 us
+    # through the iterator).
+    moves = repeats = False
+    inner = -1
+    for k in range(nd):
+        if cnp.PyArray_DIM(a, k) > 1:
+            if strides[k] == 0:
+                repeats = True
+            else:
+                moves = True
+            if inner < 0 or abs(cnp.PyArray_STRIDE(a, k)) <= abs(cnp.PyArray_STRIDE(a, inner)):
+                inner = k
+    if (moves and repeats and strides[inner] == 0 and ROW_KIND[row] != 0
+            and not (ROW_KIND[row] == 1 and _no_zero_or_nan(bb, ROW_ITEMSIZE[row]))):
+        return 0
+    ptr[0] = <char *>cnp.PyArray_DATA(bb)
+    return 2
+
+
+cdef bint _no_zero_or_nan(ndarray b, int itemsize) noexcept:
+    """Whether a contiguous float32/float64 bound holds neither a NaN nor a
+    zero of either sign. Then NumPy's two loops agree on every element
+    (a tie with a non-zero bound has one bit pattern; a NaN x comes back
+    itself from both), so a bound that repeats along the inner axis is the
+    walk's whatever NumPy's iterator would buffer: float32/float64 (1000, 100),
+    (3, 5000), (2, 8192), (1, 20000), ... against (rows, 1) bounds with
+    infinities, lo > hi, x of NaNs with payloads and signed zeros, on NumPy
+    2.1.3 and 2.4.6: np.clip equal bit for bit to its per-element loop and to
+    its scalar-bound loop row by row."""
+    cdef npy_intp k, n = cnp.PyArray_SIZE(b)
+    cdef float *f
+    cdef double *d
+    if not cnp.PyArray_IS_C_CONTIGUOUS(b):
+        return False
+    if itemsize == 4:
+        f = <float *>cnp.PyArray_DATA(b)
+        for k in range(n):
+            if f[k] != f[k] or f[k] == 0:
+                return False
+    else:
+        d = <double *>cnp.PyArray_DATA(b)
+        for k in range(n):
+            if d[k] != d[k] or d[k] == 0:
+                return False
+    return True
+
+
+cdef bint _same_order(ndarray a, ndarray res) noexcept:
+    """a and res contiguous in one memory order: then the walk's inner axis is
+    the one NumPy's iterator picks, which decides, for bounds that repeat
+    along it, between NumPy's scalar-bound and per-element loops (and so the
+    bits of -0.0 ties and NaN payloads)."""
+    return (cnp.PyArray_NDIM(a) <= 1 or
+            (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res)))
+
+
+cdef bint _all_in_order(ndarray a, object lo, object hi, bint c_order) noexcept:
+    """a, and lo and hi where they are arrays, all contiguous in C (or F) order."""
+    cdef object v
+    for v in (a, lo, hi):
+        if type(v) is ndarray and not (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>v) if c_order
+                                        else cnp.PyArray_IS_F_CONTIGUOUS(<ndarray>v)):
+            return False
+    return True
+
+
+cdef bint _bound_overlaps(ndarray b, ndarray res, npy_intp *b_strides) noexcept:
+    """A bound array that shares memory with out other than element for
+    element (out=lo itself): NumPy's buffering is needed."""
+    cdef char *b_first
+    cdef char *b_last
+    cdef char *o_first
+    cdef char *o_last
+    cdef int k
+    if cnp.PyArray_DATA(b) == cnp.PyArray_DATA(res):
+        for k in range(cnp.PyArray_NDIM(res)):
+            if cnp.PyArray_DIM(res, k) > 1 and b_strides[k] != cnp.PyArray_STRIDE(res, k):
+                return True
+        return False
+    _extent(b, &b_first, &b_last)
+    _extent(res, &o_first, &o_last)
+    return b_first < o_last and o_first < b_last
+
+
+cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, object out):
+    """The same loop, walked by NumPy's iterator (whose buffering suits short
+    runs close together, csrc/walk.h): the bounds, already converted exactly,
+    as scalars of a's dtype, so the ufunc picks the same loop np.clip's
+    argument handling would (no second pass through fastclip._compat)."""
+    lo_s = PyArray_Scalar(lo, descr, None)
+    hi_s = PyArray_Scalar(hi, descr, None)
+    if out is None:
+        return clip_ufunc(a, lo_s, hi_s)
+    return clip_ufunc(a, lo_s, hi_s, out=out)
+
+
+cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
+    """Clip through the kernel directly, or return NotImplemented to say the
+    call needs the slow path. where: None, or a where= mask (out given)."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype out_descr
+    cdef int typenum = descr.type_num
+    cdef int row, threads = 1, lo_kind, hi_kind
+    cdef npy_intp size
+    cdef npy_intp steps[4]
+    cdef void *fresh
+    cdef char *args[4]
+    cdef unsigned long long lo_buf = 0, hi_buf = 0
+    cdef char *lo_ptr
+    cdef char *hi_ptr
+    cdef npy_intp lo_strides[cnp.NPY_MAXDIMS]
+    cdef npy_intp hi_strides[cnp.NPY_MAXDIMS]
+    cdef const npy_intp *strides[FC_OPERANDS]
+    cdef ndarray res
+    cdef ndarray mask = None
+    cdef fc_plan_t plan
+    cdef fc_masked_t masked = NULL
+    cdef char *pm = NULL
+    if typenum < 0 or typenum >= 512:
+        return NotImplemented
+    row = ROW_BY_TYPENUM[typenum]
+    if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
+        return NotImplemented
+    lo_kind = _bound_operand(row, descr, a_min, a, &lo_buf, &lo_ptr, lo_strides)
+    hi_kind = _bound_operand(row, descr, a_max, a, &hi_buf, &hi_ptr, hi_strides)
+    if lo_kind == 0 or hi_kind == 0:
+        return NotImplemented
+    strides[FC_LO] = lo_strides if lo_kind == 2 else NULL
+    strides[FC_HI] = hi_strides if hi_kind == 2 else NULL
+    strides[FC_MASK] = NULL
+    if out is None:
+        if lo_kind == 2 or hi_kind == 2:
+            # NumPy's result takes the memory order of all its inputs (K
+            # order): fast only when they agree (and see _same_order)
+            if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
+                return NotImplemented
+        elif not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
+            # the result takes a's order, so a's own strides tell the plan's
+            # shape; decided before allocating (csrc/walk.h)
+            strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
+            fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+            if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
+                    fc_plan_prefers_numpy(&plan, descr.itemsize) or
+                    (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
+                return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
+        if cnp.PyArray_IS_C_CONTIGUOUS(a):
+            # the common case, without NewLikeArray's stride sorting
+            Py_INCREF(descr)
+            res = PyArray_NewFromDescr(&PyArray_Type, descr, cnp.PyArray_NDIM(a),
+                                       cnp.PyArray_DIMS(a), NULL, NULL, 0, NULL)
+        else:
+            # np.clip's result keeps a's memory order (NumPy's K order)
+            res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
+    else:
+        if type(out) is not ndarray:
+            return NotImplemented
+        res = <ndarray>out
+        out_descr = <cnp.dtype>cnp.PyArray_DESCR(res)
+        if out_descr is not descr and not cnp.PyArray_EquivTypes(out_descr, descr):
+            return NotImplemented
+        if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
+                or not cnp.PyArray_SAMESHAPE(a, res)):
+            return NotImplemented
+        # In place is fine (each element is read before it is written); any
+        # other overlap needs NumPy's buffering.
+        if _partly_overlap(a, res):
+            return NotImplemented
+        if lo_kind == 2 or hi_kind == 2:
+            if not _same_order(a, res):
+                return NotImplemented
+            if ((lo_kind == 2 and _bound_overlaps(<ndarray>a_min, res, lo_strides)) or
+                    (hi_kind == 2 and _bound_overlaps(<ndarray>a_max, res, hi_strides))):
+                return NotImplemented
+    if where is not None:
+        mask = _mask_for(where, a, res)
+        if mask is None:
+            return NotImplemented
+        masked = MASKED
+        pm = <char *>cnp.PyArray_DATA(mask)
+        strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
+    size = cnp.PyArray_SIZE(a)
+    if (size and mask is None and lo_kind == 1 and hi_kind == 1 and
+            (cnp.PyArray_NDIM(a) <= 1 or _same_order(a, res))):
+        # The common call, one run: the loop directly. (Through the plan and
+        # the walk a float32 n=16 out= call took 187 ns instead of 135.)
+        args[0] = <char *>cnp.PyArray_DATA(a)
+        args[1] = lo_ptr
+        args[2] = hi_ptr
+        args[3] = <char *>cnp.PyArray_DATA(res)
+        steps[0] = cnp.PyArray_STRIDE(a, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        steps[1] = steps[2] = 0
+        steps[3] = cnp.PyArray_STRIDE(res, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        # a new result is written without streaming stores (stream.h says why)
+        fresh = FC_FRESH_OUTPUT if out is None else NULL
+        if size < GIL_RELEASE_THRESHOLD:
+            LOOPS[row](args, &size, steps, fresh)
+        else:
+            with nogil:
+                LOOPS[row](args, &size, steps, fresh)   # the loop splits a large run itself
+    elif size:
+        # runs along the output's smallest stride, dimensions merged where
+        # they can be (csrc/walk.h)
+        strides[FC_A] = cnp.PyArray_STRIDES(a)
+        strides[FC_OUT] = cnp.PyArray_STRIDES(res)
+        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+        if (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1
+                and not (ROW_ML[row] and lo_kind == 1 and hi_kind == 1)):
+            if mask is None and lo_kind == 1 and hi_kind == 1:
+                return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
+            return NotImplemented
+        if (mask is None and lo_kind == 1 and hi_kind == 1
+                and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
+                and fc_plan_prefers_numpy(&plan, descr.itemsize)):
+            return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
+        args[0] = <char *>cnp.PyArray_DATA(a)
+        args[1] = lo_ptr
+        args[2] = hi_ptr
+        args[3] = <char *>cnp.PyArray_DATA(res)
+        if size < GIL_RELEASE_THRESHOLD:
+            fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, pm, 1)
+        else:
+            # several runs are shared among threads by the rule of one long
+            # run, which the loop splits itself
+            if plan.nd > 1:
+                threads = _kernels.threads_for_bytes(size * descr.itemsize)
+            with nogil:
+                fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, pm, threads)
+    if out is None and cnp.PyArray_NDIM(res) == 0:
+        return res[()]          # a ufunc returns a scalar for 0-d input
+    return res

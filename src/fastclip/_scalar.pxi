@@ -1,0 +1,59 @@
+# Python numbers, NumPy scalars and sequences.
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+#: the row a Python int becomes (np.asarray(7).dtype: int64, 'l' on Linux,
+#: 'q' on Windows) and a Python float (float64)
+cdef int PY_INT_ROW = ROW_BY_TYPENUM[np.dtype(int).num]
+cdef int PY_FLOAT_ROW = ROW_BY_TYPENUM[np.dtype(float).num]
+#: NumPy scalar type -> row, for the scalar path; not the ml_dtypes formats,
+#: whose scalars NumPy computes in float32 (only their arrays stay, SPEC 2)
+cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if not ROW_ML[k]}
+
+
+cdef object _scalar(object a, object a_min, object a_max):
+    """np.clip of a Python int/float or a NumPy scalar of a kernel dtype, with
+    scalar bounds: one element through the same loop, on the stack, returned
+    as the NumPy scalar np.clip returns (np.clip(1.5, 0, 1) is np.float64(1.0)).
+    NotImplemented for anything else (bool, ints beyond int64, bfloat16
+    and float8 scalars, which NumPy computes in float32, bounds the fast path does not
+    take exactly), which then goes NumPy's way."""
+    cdef type ta = type(a)
+    cdef int row, overflow = 0
+    cdef long long ll
+    cdef double d
+    cdef unsigned long long x_buf = 0, lo_buf = 0, hi_buf = 0, out_buf = 0
+    cdef char *args[4]
+    cdef npy_intp one = 1
+    cdef npy_intp steps[4]
+    if ta is float:
+        row = PY_FLOAT_ROW
+        d = PyFloat_AS_DOUBLE(a)
+        memcpy(&x_buf, &d, 8)
+    elif ta is int:
+        row = PY_INT_ROW
+        ll = PyLong_AsLongLongAndOverflow(a, &overflow)
+        if overflow:
+            return NotImplemented           # NumPy makes uint64 or object of it
+        memcpy(&x_buf, &ll, 8)
+    else:
+        row = SCALAR_ROWS.get(ta, -1)
+        if row < 0:
+            return NotImplemented
+        cnp.PyArray_ScalarAsCtype(a, &x_buf)
+    if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
+        return NotImplemented
+    args[0] = <char *>&x_buf
+    args[1] = <char *>&lo_buf
+    args[2] = <char *>&hi_buf
+    args[3] = <char *>&out_buf
+    steps[0] = steps[1] = steps[2] = steps[3] = 0
+    LOOPS[row](args, &one, steps, NULL)
+    return PyArray_Scalar(&out_buf, <cnp.dtype>ROW_DTYPES[row], None)
+
+
+cdef object _sequence(object a, object a_min, object a_max, object out):
+    cdef ndarray arr = np.asarray(a)
+    cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(arr)).type_num
+    if 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and ROW_ML[ROW_BY_TYPENUM[num]]:
+        return NotImplemented
+    return _fast(arr, a_min, a_max, out)

@@ -1,0 +1,88 @@
+# The kernel build for this CPU, its loop tables, and the process's thread pool.
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+#: SIMD targets, lowest first; the index is the CPU level of cpu_features.h.
+TARGETS = ("baseline", "avx2", "avx512")
+
+
+def _compiled_targets():
+    # Found, not imported: a module built for AVX-512 runs AVX-512 instructions
+    # in its own initialisation, so importing it on a CPU without them is a
+    # SIGILL (valgrind, whose CPU has no AVX-512, showed it). Only the chosen
+    # target's module is imported.
+    return tuple(name for name in TARGETS
+                 if importlib.util.find_spec("fastclip._kernels_" + name) is not None)
+
+
+def _choose_target(compiled, cpu_level, requested):
+    """The best compiled target the CPU runs, capped by FASTCLIP_SIMD."""
+    cap = cpu_level
+    if requested:
+        if requested not in TARGETS:
+            raise ValueError(
+                f"FASTCLIP_SIMD={requested!r}: expected one of {', '.join(TARGETS)}")
+        cap = min(cap, TARGETS.index(requested))
+    usable = [t for t in compiled if TARGETS.index(t) <= cap]
+    return usable[len(usable) - 1]
+
+
+COMPILED_TARGETS = _compiled_targets()
+CPU_LEVEL = fc_cpu_level()
+SIMD_TARGET = _choose_target(COMPILED_TARGETS, CPU_LEVEL,
+                             os.environ.get("FASTCLIP_SIMD", "").strip().lower())
+_kernels = importlib.import_module("fastclip._kernels_" + SIMD_TARGET)
+
+def _numpy_buffers_scalar_bounds():
+    """Whether the installed NumPy's iterator copies scalar bounds into its
+    buffers for a walk of several runs, so that its loop sees them move and
+    runs per element (a NaN x's payload then survives a NaN bound). NumPy 2.1
+    does (np.clip of a (60, 50)[:, ::3] view keeps x's NaN); 2.4 does not.
+    Asked of NumPy's own clip, never of whatever numpy.clip is bound to."""
+    x = np.full((4, 16), 0xFFC00001, np.uint32).view(np.float32)[:, ::3]
+    r = np._core.fromnumeric.clip(x, np.nan, 1.0)
+    return bool(r.view(np.uint32)[0, 0] == 0xFFC00001)
+
+
+#: where NumPy does, fastclip hands every walk of several runs to NumPy's
+#: iterator with its own loops, so the loop sees what it sees in NumPy. Not
+#: for the ml_dtypes formats with scalar bounds: their rule (SPEC section 2) is
+#: np.clip of a.astype(float32), a contiguous copy, one run, scalar bounds,
+#: which fastclip's own walk reproduces and NumPy 2.1's buffering would not
+#: (a -0.0 bound against +0.0 in a strided bfloat16 view, found by Hypothesis).
+cdef bint MULTI_RUN_WALKS_TO_NUMPY = _numpy_buffers_scalar_bounds()
+MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS = MULTI_RUN_WALKS_TO_NUMPY
+
+cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
+    _kernels.loop_table(), "fastclip.loop_table")
+cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
+    _kernels.masked_driver(), "fastclip.masked")
+cdef fc_rows_t *ROWS = <fc_rows_t *>PyCapsule_GetPointer(
+    _kernels.rows_table(), "fastclip.rows_table")
+
+ctypedef struct fc_convert_api_t:
+    int (*in_range)(int k, const void *lo, const void *hi) noexcept nogil
+    int (*run)(int k, const char *x, char *out, npy_intp n, const void *lo,
+               const void *hi) noexcept nogil
+
+cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
+    _kernels.convert_api(), "fastclip.convert")
+
+
+#: helper threads of fastclip's own (POSIX threads, with OpenMP for the
+#: count); False: a one-thread build, or Windows, where an OpenMP region splits
+HAVE_THREAD_POOL = bool(FC_POOL)
+
+
+def _pool_for_tests(split_every_call=None):
+    """(helper threads started, chunks they have done); split_every_call=True
+    makes every split call wait for its helpers and cut chunks of any size
+    (tests of chunk edges), False restores the normal rules."""
+    if split_every_call is not None:
+        fc_pool_set_test_split(1 if split_every_call else 0)
+    return fc_pool_helpers(), fc_pool_helper_chunks()
+
+
+def thread_pool():
+    """csrc/parallel.h's fc_parallel_range (this module owns the process's
+    helper threads), as a capsule for the kernel module's configure_threads."""
+    return PyCapsule_New(fc_parallel_range_address(), "fastclip.parallel_range", NULL)
