@@ -136,23 +136,23 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
 #define FC_TILE 64
 
 /* Whether NumPy's iterator should take this walk instead: several runs, each
- * short, whose input elements lie close together (inner stride at most 16
- * items). Its buffering gathers such runs into long contiguous ones faster
- * than this walk runs them one by one. Short: under 128 bytes, or under 256
- * for contiguous runs. Measured (one thread, n=1e5-2.6e5, np.clip's time over
- * this walk's with rows_<name> / over the iterator's): runs of 63 contiguous
- * uint8 0.53x / 1.08x, 126 B of float16 41x / 64x, 43 uint8 at stride 3
- * 0.72x / 1.01x; but 64 uint8 at stride 2 1.16x / 1.05x, 128 B of float16 at
- * stride 2 32x / 27x, 256 B of float32 at stride 2 1.42x / 1.00x. Inputs
+ * contiguous and under 256 bytes. Its buffering gathers such runs into long
+ * ones faster than this walk (measured, one thread, np.clip's time over
+ * this walk's / over the iterator's with fastclip's loop: uint8
+ * x[::2, :, ::2, 1:] of (16, 16, 64, 64), runs of 63, 0.87x / 1.06x; float16
+ * the same 53x / 66x). Strided short runs stay here: the rows gathered
+ * several to a buffer (short_rows_<name> of the kernels) beat the
+ * iterator's: uint8 x[:, ::2, ::2] of (64, 128, 128), runs of 64 at stride
+ * 2, 1.68x / 1.05x; float32 x[::-1, :, ::3] in place 2.40x / 1.96x. Inputs
  * spread far apart (an out= whose order is transposed from the input's) stay
- * here, walked in tiles (fc_plan, fc_walk_runs): float32 (64, 128, 128) into a
- * transposed out= 0.86 ms, np.clip 7.1 ms (6.7 ms here before the tiles). */
+ * here too, walked in tiles (fc_plan, fc_walk_runs): float32 (64, 128, 128)
+ * into a transposed out= 0.86 ms, np.clip 7.1 ms (6.7 ms here before the
+ * tiles). */
 static int fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize)
 {
     int inner = p->nd - 1;
     npy_intp run_bytes = p->dims[inner] * itemsize, stride = p->strides[FC_A][inner];
-    return p->nd > 1 && fc_abs(stride) <= 16 * (npy_intp)itemsize &&
-           (run_bytes < 128 || (run_bytes < 256 && stride == itemsize));
+    return p->nd > 1 && stride == itemsize && run_bytes < 256;
 }
 
 /* Runs [first, last) of the plan (a run: every outer index, the inner axis

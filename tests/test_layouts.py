@@ -76,6 +76,15 @@ def _nd_cases(dtype, rng):
     yield base, np.empty((40, 6, 50), dtype).transpose(1, 0, 2)         # permuted out
     yield base[:, :, ::7], np.empty((8, 40, 6), dtype).transpose(2, 1, 0)
     yield base.transpose(1, 2, 0), np.empty((50, 40, 6), dtype)[::-1].transpose(1, 0, 2)
+    # short rows that do not merge, gathered several to a buffer
+    # (short_rows_<name>): every other element, every third, contiguous
+    # pieces; more rows than one buffer holds; into a new result and in place
+    yield base[:, ::2, ::2], None
+    yield values(dtype, 2000 * 3 * 4, rng).reshape(2000, 3, 4)[:, :2, ::2], None
+    yield values(dtype, 2000 * 3 * 6, rng).reshape(2000, 3, 6)[:, :2, ::3], None
+    yield values(dtype, 2000 * 3 * 80, rng).reshape(2000, 3, 80)[:, ::2, 5:75], None
+    yield values(dtype, 2000 * 3 * 4, rng).reshape(2000, 3, 4)[::-1, :2, ::2], "inplace"
+    yield values(dtype, 900 * 3 * 6, rng).reshape(900, 3, 6)[:, 1:, ::-3], "inplace"
     five = values(dtype, 3 * 4 * 5 * 6 * 7, rng).reshape(3, 4, 5, 6, 7)
     yield five[:, ::-1, :, ::2], None
     yield five, np.empty(five.shape[::-1], dtype).T
