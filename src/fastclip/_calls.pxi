@@ -121,9 +121,11 @@ cdef inline bint _drops_int_bound(int row, object a_min, object a_max):
 
 
 cdef bint _operand_has_loop(object v):
-    """A bound or out that fastclip's ufunc resolves like NumPy's clip (as
-    _compat._operand_ok): a Python number, or a NumPy scalar or array of a
-    kernel dtype other than the ml_dtypes formats."""
+    """A bound that fastclip's ufunc resolves like NumPy's clip: a Python
+    number, or a NumPy scalar or array of a kernel dtype other than the
+    ml_dtypes formats (mixed with other dtypes NumPy has no clip loop for
+    them and promotes, where fastclip's ufunc would pick their loop; a
+    Python int beyond int64/uint64 makes NumPy take its object loop)."""
     cdef type tv = type(v)
     cdef int num
     if tv is float or tv is bool:

@@ -1,11 +1,12 @@
-"""np.clip's argument rules, for every call the fast path does not take.
+"""np.clip's argument rules for the calls fastclip._ufunc does not take
+itself: objects that are not exact ndarrays (duck arrays, subclasses, lists
+and scalars the fast path declined) and bfloat16/float8 arrays that keep
+their dtype (SPEC section 2).
 
-Pure Python and never on the fast path. It mirrors, in order:
-``numpy/_core/fromnumeric.py::clip`` (the min=/max= aliases),
-``numpy/_core/_wrapfunc`` (objects that are not arrays) and
-``numpy/_core/_methods.py::_clip`` (Python ints beyond the dtype's range are
-dropped; a missing bound is np.minimum / np.maximum / np.positive), then calls
-fastclip's ufunc where fastclip has the loop and NumPy where it has not.
+Pure Python and never on the fast path. It mirrors
+``numpy/_core/fromnumeric.py::clip`` (the min=/max= aliases) and
+``numpy/_core/_wrapfunc`` (objects that are not arrays); exact ndarrays
+follow ``numpy/_core/_methods.py::_clip`` in fastclip/_calls.pxi.
 """
 
 import numpy as np
@@ -13,7 +14,6 @@ import numpy as np
 from fastclip._dtypes import DTYPES, FLOAT8, numpy_dtype, saturates
 
 _NoValue = np._NoValue
-_umath = np._core.umath
 
 #: NumPy's own clip, for every call fastclip hands to NumPy. Taken from the
 #: module that defines it, never looked up as ``numpy.clip`` at call time: a
@@ -22,16 +22,10 @@ _umath = np._core.umath
 #: fastclip again, forever (RecursionError in 421 downstream tests, issue 9).
 numpy_clip = np._core.fromnumeric.clip
 
-#: dtypes with a fastclip kernel (byte order aside)
-_KERNEL_DTYPES = frozenset(numpy_dtype(row) for row in DTYPES)
 #: the ml_dtypes formats (bfloat16, float8_e4m3fn, float8_e5m2): NumPy clips
 #: them in float32; fastclip keeps their dtype (SPEC section 2)
 _ML_FLOATS = frozenset(numpy_dtype(row) for row in DTYPES if row.char is None)
 _BFLOAT16 = next(numpy_dtype(row) for row in DTYPES if row.kind == "bfloat16")
-
-
-def _has_kernel(dtype):
-    return dtype.newbyteorder("=") in _KERNEL_DTYPES
 
 
 def _is_ml_float(dtype):
@@ -52,22 +46,6 @@ def _float8_table(dtype):
 
 #: per float8 dtype, made at first use: _float8_table's three arrays
 _FLOAT8_TABLES = {numpy_dtype(row): None for row in DTYPES if row.kind == "float8"}
-
-
-def _operand_ok(v):
-    """A bound or out that the ufunc resolves like np.clip: a Python number,
-    or a NumPy scalar/array whose dtype has a kernel."""
-    if type(v) in (float, bool):
-        return True
-    if type(v) is int:
-        # beyond int64/uint64 NumPy makes an object array of it and takes its
-        # object loop, which our ufunc has not
-        return -2**63 <= v < 2**64
-    if isinstance(v, (np.ndarray, np.generic)):
-        # bfloat16 or float8 mixed with other dtypes: NumPy has no clip loop
-        # for them and promotes, where our ufunc would pick their loop
-        return _has_kernel(v.dtype) and not _is_ml_float(v.dtype)
-    return False
 
 
 def _resolve_aliases(a_min, a_max, min, max):
@@ -191,42 +169,25 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
         # arrays with a missing bound: exactly NumPy's behaviour.
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
 
-    if not _has_kernel(a.dtype) or (
-            _is_ml_float(a.dtype) and not _keeps_own_dtype(a.dtype, a_min, a_max, out, kwargs)):
+    if not (_is_ml_float(a.dtype) and _keeps_own_dtype(a.dtype, a_min, a_max, out, kwargs)):
+        # every other exact ndarray is fastclip._ufunc's (_calls.pxi); from
+        # here, NumPy's own clip
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
     try:
-        return _clip_ndarray(a, a_min, a_max, out, kwargs)
+        return _clip_own_dtype(a, a_min, a_max, out, kwargs)
     except TypeError:
         # numpy/_core/fromnumeric.py::_wrapfunc retries a method call that
         # raised TypeError through _wrapit; the retry raises again and repeats
         # any warning, so we repeat the call too (same exception, same warnings).
-        return _clip_ndarray(a, a_min, a_max, out, kwargs)
+        return _clip_own_dtype(a, a_min, a_max, out, kwargs)
 
 
-def _clip_ndarray(a, a_min, a_max, out, kwargs):
-    """An exact ndarray of a kernel dtype: numpy/_core/_methods.py::_clip."""
-    if a.dtype.kind in "iu":
-        # numpy/_core/_methods.py::_clip: NEP 50 has no value-based casting,
-        # so a Python int beyond the dtype's range is dropped, not cast.
-        info = np.iinfo(a.dtype)
-        if type(a_min) is int and a_min <= info.min:
-            a_min = None
-        if type(a_max) is int and a_max >= info.max:
-            a_max = None
-    elif _is_ml_float(a.dtype):
-        a_min, a_max = _ml_bounds(a.dtype, a_min, a_max)
-        if a_min is None or a_max is None:
-            return _ml_one_sided(a, a_min, a_max, out, kwargs)
-
-    if a_min is None and a_max is None:
-        return _umath.positive(a, out=out, **kwargs)
-    if a_min is None:
-        return _umath.minimum(a, a_max, out=out, **kwargs)
-    if a_max is None:
-        return _umath.maximum(a, a_min, out=out, **kwargs)
-    if not _is_ml_float(a.dtype) and not (_operand_ok(a_min) and _operand_ok(a_max)):
-        # complex, object or datetime bounds, lists, duck arrays: NumPy's loop
-        return _umath.clip(a, a_min, a_max, out=out, **kwargs)
+def _clip_own_dtype(a, a_min, a_max, out, kwargs):
+    """A bfloat16 or float8 array that keeps its dtype (SPEC section 2):
+    Python-number bounds rounded to it, a missing bound by way of float32."""
+    a_min, a_max = _ml_bounds(a.dtype, a_min, a_max)
+    if a_min is None or a_max is None:
+        return _ml_one_sided(a, a_min, a_max, out, kwargs)
     return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
 
 
