@@ -84,6 +84,15 @@ def bound_pairs(src, dst):
             (-top / 7, top / 3)]
 
 
+def signaling_nan(dtype):
+    """A signaling NaN of a float dtype: its quiet NaN with the quiet bit (the
+    top significand bit, the quiet NaN's lowest set bit) cleared, bit 0 set.
+    A widening cast of one raises FE_INVALID, which np.clip reports."""
+    u = np.dtype(f"u{dtype.itemsize}")
+    q = int(np.array(np.nan, dtype).view(u))
+    return np.array(q & ~(q & -q) | 1, u).view(dtype)
+
+
 def both(x, lo, hi, dst, casting="unsafe", out_shape=None):
     """fastclip and NumPy into fresh outs of dst filled with garbage."""
     shape = x.shape if out_shape is None else out_shape
@@ -114,11 +123,16 @@ def test_every_pair_is_fused_and_exact(src, dst):
 @pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"],
                          ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
 def test_nan_goes_numpys_way(src, dst):
-    """A NaN in x: NumPy's cast (its value, its 'invalid value' warning)."""
+    """A NaN in x: NumPy's cast (its value, its 'invalid value' warning),
+    a signaling NaN too (its cast warns, in clip)."""
     x = np.array([1.0, np.nan, -2.0, 300.0, -np.nan, 0.5] * 50, np.float64).astype(src)
     lo, hi = bound_pairs(src, dst)[0]
     got, exp = both(x, lo, hi, dst)
     assert_same_outcome(got, exp, messages=True, with_out=True)
+    x[1::6] = signaling_nan(src)
+    for view in (x, x[::-1], x[::2]):
+        got, exp = both(view, lo, hi, dst)
+        assert_same_outcome(got, exp, messages=True, with_out=True)
     assert not _ufunc._convert_for_tests(x, lo, hi, np.empty(x.shape, dst), "unsafe")
 
 
@@ -253,6 +267,7 @@ def test_pairs_not_fused_are_numpys(src, dst):
         x = (rng.normal(size=301) * 150).astype(src)
         if src.kind == "f":
             x[::37] = np.nan
+            x[5::41] = signaling_nan(src)
     if src.kind in "iu":
         info = np.iinfo(src)
         bounds = [(0, 5), (-3, 100), (int(info.min), 7), (3, int(info.max)), (9, 2)]

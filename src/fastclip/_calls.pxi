@@ -100,7 +100,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
             and np.can_cast(descr, odescr, "safe") and np.can_cast(descr, odescr, casting))
     if widening and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out):
         clipped = _fast(a, a_min, a_max, None)
-        if clipped is not NotImplemented:
+        if clipped is not NotImplemented and not _signaling_nan_in(row, <ndarray>clipped):
             np.copyto(out, clipped, casting="safe")
             return out
     try:
@@ -109,6 +109,19 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         # as _compat.clip: NumPy's _wrapfunc calls again after a TypeError,
         # which raises it again (and repeats any warning)
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
+
+
+cdef bint _signaling_nan_in(int row, ndarray clipped):
+    """Whether a float result holds a signaling NaN, whose widening cast
+    raises FE_INVALID: np.clip warns "invalid value encountered in clip" for
+    it, np.copyto "... in cast", so such a result goes through the ufunc.
+    clipped is a new array, dense in some order (ravel("K") is a view)."""
+    if ROW_KIND[row] not in (1, 2):
+        return False
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(clipped) or cnp.PyArray_IS_F_CONTIGUOUS(clipped)):
+        clipped = clipped.ravel("K")
+    return fc_has_signaling_nan(cnp.PyArray_DATA(clipped), cnp.PyArray_SIZE(clipped),
+                                ROW_ITEMSIZE[row])
 
 
 cdef inline bint _drops_int_bound(int row, object a_min, object a_max):

@@ -36,6 +36,9 @@ from fastclip._dtypes import CONVERSIONS, DTYPES, FLOAT8, numpy_dtype, saturates
 cnp.import_array()
 cnp.import_umath()
 
+cdef extern from "fpstatus.h":
+    int fc_has_signaling_nan(const void *data, npy_intp n, int itemsize) noexcept nogil
+
 cdef extern from "cpu_features.h":
     int fc_cpu_level() noexcept nogil
 
