@@ -38,8 +38,9 @@ def test_long_strided_runs(dtype):
             assert not out_base.view(np.uint8).reshape(out_base.size, -1)[mask].any()
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["configured", "split"])
 @pytest.mark.parametrize("dtype", DTYPES_, ids=str)
-def test_strided_rows(dtype):
+def test_strided_rows(dtype, split):
     """Rows at a small stride, in place and into an out of the same strides,
     and every other element into a contiguous result (csrc/strided_rows.h's
     masked vectors, under AVX-512): lengths around every lane count (8, 16,
@@ -48,6 +49,14 @@ def test_strided_rows(dtype):
     rng = np.random.default_rng(31)
     lo, hi = typical_bounds(dtype)
     bounds = [(lo, hi), (hi, lo)] + ([(-0.0, 0.0), (0.0, -0.0)] if dtype.kind == "f" else [])
+    _split_every_call(split)
+    try:
+        _check_strided_rows(dtype, rng, bounds)
+    finally:
+        _split_every_call(False)
+
+
+def _check_strided_rows(dtype, rng, bounds):
     for n, s, rows in itertools.product([1, 2, 7, 8, 15, 31, 33, 63, 64, 65, 129, 300],
                                         [1, 2, 3, 5, 8, 9, -1, -3, -8], [1, 3]):
         width = n * abs(s) + 3                          # each row: the view's span and 3 more
