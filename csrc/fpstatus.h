@@ -28,33 +28,43 @@ static inline void fc_clear_fpstatus(void)
  * exponent bits set, a nonzero significand whose top bit is clear). Casting
  * one to a wider float raises FE_INVALID, which NumPy reports under the name
  * of the operation that cast it: "clip" when np.clip casts its result into
- * out, "cast" when np.copyto does. */
+ * out, "cast" when np.copyto or astype does.
+ *
+ * A signaling NaN's magnitude bits lie in one range, so one subtraction and
+ * one unsigned compare an element; blocks of a fixed length let GCC's -O2
+ * vectorise the test (a loop over n did not: 50 us for 1e5 float32, perf). */
+#define FC_SNAN_BLOCK 64
+#define FC_HAS_SNAN(UINT, MAGNITUDE, FIRST, COUNT)                             \
+    {                                                                          \
+        const UINT *p = (const UINT *)data;                                    \
+        ptrdiff_t i = 0;                                                       \
+        for (; i + FC_SNAN_BLOCK <= n; i += FC_SNAN_BLOCK) {                   \
+            int found = 0;                                                     \
+            for (int j = 0; j < FC_SNAN_BLOCK; j++) {                          \
+                found |= (UINT)((p[i + j] & (MAGNITUDE)) - (FIRST)) < (COUNT); \
+            }                                                                  \
+            if (found) {                                                       \
+                return 1;                                                      \
+            }                                                                  \
+        }                                                                      \
+        for (; i < n; i++) {                                                   \
+            if ((UINT)((p[i] & (MAGNITUDE)) - (FIRST)) < (COUNT)) {            \
+                return 1;                                                      \
+            }                                                                  \
+        }                                                                      \
+        return 0;                                                              \
+    }
+
 static inline int fc_has_signaling_nan(const void *data, ptrdiff_t n, int itemsize)
 {
-    int found = 0;
-    ptrdiff_t i;
     if (itemsize == 2) {
-        const uint16_t *p = (const uint16_t *)data;
-        for (i = 0; i < n; i++) {
-            uint16_t m = p[i] & 0x7fffu;
-            found |= (m > 0x7c00u) & !(m & 0x0200u);
-        }
+        FC_HAS_SNAN(uint16_t, 0x7fffu, 0x7c01u, 0x01ffu)
     }
-    else if (itemsize == 4) {
-        const uint32_t *p = (const uint32_t *)data;
-        for (i = 0; i < n; i++) {
-            uint32_t m = p[i] & 0x7fffffffu;
-            found |= (m > 0x7f800000u) & !(m & 0x00400000u);
-        }
+    if (itemsize == 4) {
+        FC_HAS_SNAN(uint32_t, 0x7fffffffu, 0x7f800001u, 0x003fffffu)
     }
-    else {
-        const uint64_t *p = (const uint64_t *)data;
-        for (i = 0; i < n; i++) {
-            uint64_t m = p[i] & 0x7fffffffffffffffull;
-            found |= (m > 0x7ff0000000000000ull) & !(m & 0x0008000000000000ull);
-        }
-    }
-    return found;
+    FC_HAS_SNAN(uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000001ull, 0x0007ffffffffffffull)
 }
+#undef FC_HAS_SNAN
 
 #endif

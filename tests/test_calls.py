@@ -241,6 +241,46 @@ def test_casting_with_its_own_dtype(dtype):
                                     messages=True, with_out=True)
 
 
+WIDER_BOUNDS = [0.5, -3.25, 1e10, -0.0, 0.0, float("nan"), float("inf"), 7, -7, 2**53 + 1,
+                np.float64(2.5), np.float64(0.1), np.float64(-1e300), np.float64(-0.0),
+                np.float64("nan"), np.float32(1.5),
+                np.float32(0.0), np.int64(5), np.uint8(3), np.float16(2.0)]
+
+
+@pytest.mark.parametrize("dtype", [numpy_dtype(r) for r in DTYPES if r.kind in ("int", "float", "half")],
+                         ids=str)
+def test_wider_loops_are_numpys(dtype):
+    """Calls whose NumPy loop is of a wider dtype than x's (float32 x with
+    np.float64 bounds, int x with Python float bounds, dtype=float64):
+    _calls.pxi casts x and clips the new array in place. NumPy's dtype,
+    bits, warnings and messages, for scalar bounds of every kind (zeros and
+    NaNs included, which go NumPy's way) and views that NumPy 2.1 walks in
+    several buffered runs; signaling NaNs in x, scanned (small) and cast
+    under np.errstate (large)."""
+    rng = np.random.default_rng(17)
+    x = values(dtype, 252, rng)
+    views = (x, x[::-1], x.reshape(12, 21)[:, ::2], x.reshape(12, 21).T)
+    for lo, hi in itertools.product(WIDER_BOUNDS, WIDER_BOUNDS):
+        for kwargs in ({}, {"dtype": np.float64}, {"dtype": np.float32}):
+            for view in views:
+                assert_same_outcome(outcome(lambda: fastclip.clip(view, lo, hi, **kwargs)),
+                                    outcome(lambda: numpy_clip(view, lo, hi, **kwargs)),
+                                    messages=True)
+    if dtype.kind == "f":
+        u = np.dtype(f"u{dtype.itemsize}")
+        quiet = int(np.array(np.nan, dtype).view(u))
+        signaling = np.array(quiet & ~(quiet & -quiet) | 1, u).view(dtype)
+        for n in (100, 20000):
+            big = values(dtype, n, rng)
+            big[n // 3] = signaling
+            for view in (big, big[::2]):
+                for lo, hi in ((np.float64(-0.5), np.float64(2.5)), (-0.5, 2.5)):
+                    for kwargs in ({}, {"dtype": np.float64}):
+                        assert_same_outcome(
+                            outcome(lambda: fastclip.clip(view, lo, hi, **kwargs)),
+                            outcome(lambda: numpy_clip(view, lo, hi, **kwargs)), messages=True)
+
+
 # ---------------------------------------------------------------------------
 # array bounds from the fast path (scalar-bound or per-element loop, chosen as
 # NumPy's iterator would)

@@ -100,8 +100,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
             and np.can_cast(descr, odescr, "safe") and np.can_cast(descr, odescr, casting))
     if widening and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out):
         clipped = _fast(a, a_min, a_max, None)
-        if clipped is not NotImplemented and not _signaling_nan_in(row, <ndarray>clipped):
-            np.copyto(out, clipped, casting="safe")
+        if clipped is not NotImplemented and _widen_into(out, <ndarray>clipped, row):
             return out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
@@ -111,17 +110,33 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
 
 
-cdef bint _signaling_nan_in(int row, ndarray clipped):
-    """Whether a float result holds a signaling NaN, whose widening cast
-    raises FE_INVALID: np.clip warns "invalid value encountered in clip" for
-    it, np.copyto "... in cast", so such a result goes through the ufunc.
-    clipped is a new array, dense in some order (ravel("K") is a view)."""
+#: a float source up to this many elements is scanned for a signaling NaN
+#: before its cast; a larger one is cast under np.errstate(invalid="raise")
+#: (0.8 us a call; the scan of 1e5 float32 took 14 us)
+cdef npy_intp SNAN_SCAN_MAX = 4096
+
+
+cdef bint _widen_into(ndarray dst, ndarray src, int row):
+    """np.copyto(dst, src), a safe widening of src (of row row), or False
+    where src holds a signaling NaN: its cast raises FE_INVALID, which
+    np.clip reports as "invalid value encountered in clip" and np.copyto as
+    "... in cast", so the caller leaves such a call to the ufunc (dst may be
+    partly written then; the ufunc writes all of it)."""
     if ROW_KIND[row] not in (1, 2):
+        np.copyto(dst, src, casting="safe")
+        return True
+    if (cnp.PyArray_SIZE(src) <= SNAN_SCAN_MAX
+            and (cnp.PyArray_IS_C_CONTIGUOUS(src) or cnp.PyArray_IS_F_CONTIGUOUS(src))):
+        if fc_has_signaling_nan(cnp.PyArray_DATA(src), cnp.PyArray_SIZE(src), ROW_ITEMSIZE[row]):
+            return False
+        np.copyto(dst, src, casting="safe")
+        return True
+    try:
+        with np.errstate(invalid="raise"):
+            np.copyto(dst, src, casting="safe")
+    except FloatingPointError:
         return False
-    if not (cnp.PyArray_IS_C_CONTIGUOUS(clipped) or cnp.PyArray_IS_F_CONTIGUOUS(clipped)):
-        clipped = clipped.ravel("K")
-    return fc_has_signaling_nan(cnp.PyArray_DATA(clipped), cnp.PyArray_SIZE(clipped),
-                                ROW_ITEMSIZE[row])
+    return True
 
 
 cdef inline bint _drops_int_bound(int row, object a_min, object a_max):
@@ -168,6 +183,95 @@ cdef bint _ml_keeps_own_dtype(int num, object a_min, object a_max, object out,
     return True
 
 
+#: (a's type number, bound keys, dtype=) -> the dtype of np.clip's loop when
+#: it is wider than a's and _widened takes the call, else None
+_WIDER_LOOP = {}
+
+
+cdef object _bound_key(object v):
+    """What NumPy's type resolution sees of a scalar bound: a Python float
+    or int's type (a weak scalar, NEP 50), a NumPy scalar's dtype; None for
+    anything else (arrays, 0-d ones included, and bools)."""
+    cdef type t = type(v)
+    if t is float or t is int:
+        return t
+    if isinstance(v, np.generic):
+        return v.dtype
+    return None
+
+
+cdef bint _zero_or_nan(object v):
+    # float bounds on which NumPy's scalar-bound and per-element loops differ
+    # (a -0.0/+0.0 tie, a NaN x's payload). Which one NumPy runs behind its
+    # casting buffers is its own: NumPy 2.1 takes the per-element one for a
+    # 2-D strided view (int8 (12, 21)[:, ::2] with a -0.0 bound: +0.0 where
+    # the fast path keeps -0.0; without this check 584 of 66,000 calls of
+    # test_wider_loops_are_numpys' kinds differed there, none on 2.4)
+    f = float(v)
+    return f == 0.0 or f != f
+
+
+cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
+    """np.clip whose loop is of a wider dtype than a's: float32 x with
+    np.float64 scalar bounds, an int x with Python float bounds, dtype=
+    float64. NumPy casts x into the loop's dtype as its iterator goes and
+    clips there; here the cast is NumPy's (astype: a safe cast, exact, or
+    int64 into float64 rounded as NumPy rounds it) and the clip the fast
+    path's, in place in the new array. NotImplemented for anything else."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
+    if cnp.PyArray_NDIM(a) == 0 or not cnp.PyArray_ISNBO(descr.byteorder):
+        return NotImplemented
+    k_lo, k_hi = _bound_key(a_min), _bound_key(a_max)
+    if k_lo is None or k_hi is None:
+        return NotImplemented
+    key = (descr.type_num, k_lo, k_hi, dtype)
+    if key in _WIDER_LOOP:
+        wide = _WIDER_LOOP[key]
+    else:
+        wide = _WIDER_LOOP[key] = _wider_loop(descr, k_lo, k_hi, dtype)
+    if wide is None:
+        return NotImplemented
+    wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
+    if ROW_KIND[wide_row] == 1 and (_zero_or_nan(a_min) or _zero_or_nan(a_max)):
+        return NotImplemented
+    if (ROW_KIND[row] in (1, 2) and cnp.PyArray_SIZE(a) <= SNAN_SCAN_MAX
+            and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a))):
+        return NotImplemented       # neither scanned nor worth np.errstate's 0.8 us
+    if type(a_min) is not float and type(a_min) is not int:
+        a_min = wide.type(a_min)            # a NumPy scalar, cast exactly
+    if type(a_max) is not float and type(a_max) is not int:
+        a_max = wide.type(a_max)
+    Py_INCREF(wide)
+    result = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>wide, 0)   # like np.clip's
+    if not _widen_into(<ndarray>result, a, row):
+        return NotImplemented
+    return _fast(<ndarray>result, a_min, a_max, result)
+
+
+def _wider_loop(cnp.dtype descr, k_lo, k_hi, dtype):
+    """The dtype of NumPy's clip loop for these operands (its own type
+    resolution) when it is a kernel dtype wider than descr that every
+    operand casts to safely; else None."""
+    try:
+        if dtype is None:
+            loop = _umath.clip.resolve_dtypes((descr, k_lo, k_hi, None))
+        else:
+            loop = _umath.clip.resolve_dtypes((descr, k_lo, k_hi, None),
+                                              signature=(None, None, None, np.dtype(dtype)))
+    except Exception:
+        return None
+    wide = loop[3]
+    if not (wide.isnative and all(d == wide for d in loop) and wide != descr
+            and 0 <= wide.num < 512 and ROW_BY_TYPENUM[wide.num] >= 0
+            and not ROW_ML[ROW_BY_TYPENUM[wide.num]] and np.can_cast(descr, wide, "safe")):
+        return None
+    for k in (k_lo, k_hi):
+        if isinstance(k, np.dtype) and not np.can_cast(k, wide, "safe"):
+            return None
+    return wide
+
+
 cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """Every other call on an exact ndarray, but a bfloat16 or float8 one
     that keeps its dtype (_compat): numpy/_core/_methods.py::_clip (what
@@ -192,5 +296,9 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
         return _umath.maximum(a, a_min, out=out, **kwargs)
     if (row >= 0 and not ROW_ML[row] and _operand_has_loop(a_min)
             and _operand_has_loop(a_max)):
+        if out is None and (not kwargs or (len(kwargs) == 1 and "dtype" in kwargs)):
+            result = _widened(a, a_min, a_max, kwargs.get("dtype"))
+            if result is not NotImplemented:
+                return result
         return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
     return _umath.clip(a, a_min, a_max, out=out, **kwargs)
