@@ -244,9 +244,109 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
         a_max = wide.type(a_max)
     Py_INCREF(wide)
     result = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>wide, 0)   # like np.clip's
-    if not _widen_into(<ndarray>result, a, row):
+    done = _cast_and_clip_here(a, <ndarray>result, wide_row, a_min, a_max)
+    if done == 1:
+        return result
+    if done == -1 or not _widen_into(<ndarray>result, a, row):
         return NotImplemented
     return _fast(<ndarray>result, a_min, a_max, result)
+
+
+ctypedef fused _source_t:
+    signed char
+    unsigned char
+    short
+    unsigned short
+    int
+    unsigned int
+    long long
+    unsigned long long
+    float
+
+ctypedef fused _wide_t:
+    float
+    double
+
+
+cdef inline void _cast_block(const _source_t *x, _wide_t *out, npy_intp n) noexcept nogil:
+    # C's conversion, which is NumPy's cast: exact, or rounded to nearest
+    # (int64 and uint64 into double)
+    cdef npy_intp i
+    for i in range(n):
+        out[i] = <_wide_t>x[i]
+
+
+#: calls up to this many elements are cast here and clipped by the loop while
+#: in L1, which saves NumPy's cast call (float32 n=16 with np.float64 bounds:
+#: 0.93 us, 1.25 us through np.copyto); larger ones are cast by NumPy,
+#: vectorised for this CPU (this module is built for baseline x86-64: int32
+#: n=1e5 in blocks here 27.7 us, NumPy's cast then the fast path 27.9 us;
+#: float32 47 us and 35 us), and clipped by the fast path
+cdef npy_intp WIDEN_HERE_MAX = 2048
+
+
+cdef int _cast_and_clip_here(ndarray a, ndarray result, int wide_row, object a_min,
+                             object a_max) except -2:
+    """result = clip(a cast to result's dtype), the cast by C, for a small
+    a: 1 done; 0 not this route (a size, layout or dtype pair it does not
+    take); -1 a signaling NaN met (its cast raised FE_INVALID: the ufunc's
+    call, see _widen_into). a and result contiguous in the same order."""
+    cdef unsigned long long lo_buf = 0, hi_buf = 0
+    cdef npy_intp n = cnp.PyArray_SIZE(a)
+    cdef npy_intp steps[4]
+    cdef char *args[4]
+    cdef int src = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
+    cdef int dst = (<cnp.dtype>cnp.PyArray_DESCR(result)).type_num
+    cdef char *px = <char *>cnp.PyArray_DATA(a)
+    cdef char *po = <char *>cnp.PyArray_DATA(result)
+    cdef int osz = cnp.PyArray_ITEMSIZE(result)
+    cdef fc_loop_t loop = LOOPS[wide_row]
+    if n > WIDEN_HERE_MAX or not (
+            (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(result)) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(result))):
+        return 0
+    if dst != cnp.NPY_FLOAT and dst != cnp.NPY_DOUBLE:
+        return 0
+    if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)):
+        return 0
+    args[0] = args[3] = po
+    args[1] = <char *>&lo_buf
+    args[2] = <char *>&hi_buf
+    steps[0] = steps[3] = osz
+    steps[1] = steps[2] = 0
+    fc_clear_fpstatus()
+    if not _cast_any(src, dst, px, po, n):
+        return 0
+    if fetestexcept(FE_INVALID):
+        fc_clear_fpstatus()
+        return -1
+    loop(args, &n, steps, NULL)             # clears the status it raises
+    return 1
+
+
+cdef bint _cast_any(int src, int dst, char *x, char *out, npy_intp n) noexcept nogil:
+    """_cast_block for the type numbers src and dst; False for a pair it has
+    not."""
+    if dst == cnp.NPY_DOUBLE:
+        if src == cnp.NPY_BYTE: _cast_block(<signed char *>x, <double *>out, n)
+        elif src == cnp.NPY_UBYTE: _cast_block(<unsigned char *>x, <double *>out, n)
+        elif src == cnp.NPY_SHORT: _cast_block(<short *>x, <double *>out, n)
+        elif src == cnp.NPY_USHORT: _cast_block(<unsigned short *>x, <double *>out, n)
+        elif src == cnp.NPY_INT: _cast_block(<int *>x, <double *>out, n)
+        elif src == cnp.NPY_UINT: _cast_block(<unsigned int *>x, <double *>out, n)
+        elif src == cnp.NPY_LONGLONG or (src == cnp.NPY_LONG and sizeof(long) == 8):
+            _cast_block(<long long *>x, <double *>out, n)
+        elif src == cnp.NPY_ULONGLONG or (src == cnp.NPY_ULONG and sizeof(long) == 8):
+            _cast_block(<unsigned long long *>x, <double *>out, n)
+        elif src == cnp.NPY_FLOAT: _cast_block(<float *>x, <double *>out, n)
+        else: return False
+        return True
+    if src == cnp.NPY_BYTE: _cast_block(<signed char *>x, <float *>out, n)
+    elif src == cnp.NPY_UBYTE: _cast_block(<unsigned char *>x, <float *>out, n)
+    elif src == cnp.NPY_SHORT: _cast_block(<short *>x, <float *>out, n)
+    elif src == cnp.NPY_USHORT: _cast_block(<unsigned short *>x, <float *>out, n)
+    else: return False
+    return True
 
 
 def _wider_loop(cnp.dtype descr, k_lo, k_hi, dtype):

@@ -38,6 +38,11 @@ cnp.import_umath()
 
 cdef extern from "fpstatus.h":
     int fc_has_signaling_nan(const void *data, npy_intp n, int itemsize) noexcept nogil
+    void fc_clear_fpstatus() noexcept nogil
+
+cdef extern from "<fenv.h>":
+    int fetestexcept(int excepts) noexcept nogil
+    int FE_INVALID
 
 cdef extern from "cpu_features.h":
     int fc_cpu_level() noexcept nogil
