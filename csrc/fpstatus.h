@@ -66,5 +66,6 @@ static inline int fc_has_signaling_nan(const void *data, ptrdiff_t n, int itemsi
     FC_HAS_SNAN(uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000001ull, 0x0007ffffffffffffull)
 }
 #undef FC_HAS_SNAN
+#undef FC_SNAN_BLOCK
 
 #endif

@@ -1,5 +1,6 @@
 # Every other call on an ndarray: outs of another dtype (fused, or clipped
-# then cast), and NumPy's argument rules for the rest.
+# then cast), results wider than the array (cast, then clipped), and NumPy's
+# argument rules for the rest.
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
 def _conversion_index():
@@ -215,9 +216,10 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
     float64. NumPy casts x into the loop's dtype as its iterator goes and
-    clips there; here the cast is NumPy's (astype: a safe cast, exact, or
-    int64 into float64 rounded as NumPy rounds it) and the clip the fast
-    path's, in place in the new array. NotImplemented for anything else."""
+    clips there; so does this, into a new array of np.clip's layout: the
+    cast (a safe one: exact, or int64 into float64 rounded as NumPy rounds
+    it) by C for a small x, by NumPy's np.copyto otherwise, and the clip by
+    the loop or the fast path in place. NotImplemented for anything else."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
     if cnp.PyArray_NDIM(a) == 0 or not cnp.PyArray_ISNBO(descr.byteorder):
