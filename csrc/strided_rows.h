@@ -245,7 +245,7 @@ FC_ROWS_INLINE int fc_strided_rows_512(int w, int kind, char *px, char *po, npy_
                                       const void *lo, const void *hi, npy_intp short_row_bytes)
 {
     if (n <= 0 || count <= 0) {
-        return n <= 0 || count <= 0;
+        return 1;                           /* nothing to clip */
     }
     if (sx == so && sx % w == 0 && sx != 0 && sx / w <= FC_MASKED_SPAN_MAX_STRIDE
             && sx / w >= -FC_MASKED_SPAN_MAX_STRIDE && (sx != w || n * w <= short_row_bytes)) {
