@@ -6,13 +6,15 @@ float32 and float64 sources by special values and samples (tools/
 convert_check.py runs all 2**32 float32 patterns). Run under each SIMD target
 by .ci/run (FASTCLIP_SIMD)."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 import fastclip
 from fastclip import _threads, _ufunc
 from fastclip._dtypes import CONVERSIONS, DTYPES, finite_range, numpy_dtype
-from tests.reference import assert_same, assert_same_outcome, outcome
+from tests.reference import assert_same, assert_same_outcome, outcome, reference_clip
 
 ROWS = {r.name: numpy_dtype(r) for r in DTYPES}
 PAIRS = [(ROWS[s], ROWS[d]) for s, d in CONVERSIONS]
@@ -281,3 +283,36 @@ def test_pairs_not_fused_are_numpys(src, dst):
     # out broadcast to a larger shape than x
     got, exp = both(x[:16], 2, 9, dst, out_shape=(3, 16))
     assert_same_outcome(got, exp, messages=True, with_out=True)
+
+
+TINY_OUTS = [numpy_dtype(r) for r in DTYPES] + [np.dtype(t) for t in (bool, complex, np.longdouble)]
+
+
+def tiny_inputs(dtype):
+    """A 0-d array (a number, a NaN), a NumPy scalar, one-element, empty and
+    five-element arrays of dtype: the shapes every route must take."""
+    with np.errstate(all="ignore"):
+        base = (np.array([3, -2, 0.5, np.nan, 7]).astype(dtype) if dtype.kind != "b"
+                else np.array([True, False, True, False, True]))
+    return {"0-d": base[0:1].reshape(()), "0-d NaN": base[3:4].reshape(()),
+            "scalar": base[0], "one": base[:1], "empty": base[:0], "five": base}
+
+
+@pytest.mark.parametrize("src", TINY_OUTS, ids=[d.name for d in TINY_OUTS])
+def test_tiny_inputs_into_every_out(src):
+    """0-d arrays, NumPy scalars, one-element and empty arrays into an out of
+    every dtype (fused pairs, widenings, NumPy's), with every kind of bound
+    and where=: NumPy's outcome. A 0-d float16 into a float64 out crashed the
+    interpreter: the widening route read a NumPy scalar as an array."""
+    bound_kinds = [(1, 2), (0.5, 2.5), (None, 2), (np.float64(0.5), np.float64(3)),
+                   (np.array(1).astype(src), 5), (np.array([1]), np.array([4]))]
+    for (name, a), dst, (lo, hi) in itertools.product(tiny_inputs(src).items(), TINY_OUTS,
+                                                     bound_kinds):
+        shape = np.shape(a)
+        masks = [None, True, (np.arange(int(np.prod(shape))) % 2 == 0).reshape(shape)]
+        for casting, where in itertools.product(("unsafe", "same_kind"), masks):
+            kwargs = {"casting": casting} if where is None else {"casting": casting, "where": where}
+            o1, o2 = np.zeros(shape, dst), np.zeros(shape, dst)
+            got = outcome(lambda: (fastclip.clip(a, lo, hi, out=o1, **kwargs), o1, a))
+            exp = outcome(lambda: (reference_clip(a, lo, hi, out=o2, **kwargs), o2, a))
+            assert_same_outcome(got, exp, with_out=True)

@@ -101,7 +101,8 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
             and np.can_cast(descr, odescr, "safe") and np.can_cast(descr, odescr, casting))
     if widening and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out):
         clipped = _fast(a, a_min, a_max, None)
-        if clipped is not NotImplemented and _widen_into(out, <ndarray>clipped, row):
+        # a 0-d a clips to a NumPy scalar, not an array: the ufunc's call
+        if type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row):
             return out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
