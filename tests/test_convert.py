@@ -302,8 +302,8 @@ def tiny_inputs(dtype):
 def test_tiny_inputs_into_every_out(src):
     """0-d arrays, NumPy scalars, one-element and empty arrays into an out of
     every dtype (fused pairs, widenings, NumPy's), with every kind of bound
-    and where=: NumPy's outcome. A 0-d float16 into a float64 out crashed the
-    interpreter: the widening route read a NumPy scalar as an array."""
+    and where=: NumPy's outcome. (The widening route clips a 0-d array to a
+    NumPy scalar, which it must not read as an array.)"""
     bound_kinds = [(1, 2), (0.5, 2.5), (None, 2), (np.float64(0.5), np.float64(3)),
                    (np.array(1).astype(src), 5), (np.array([1]), np.array([4]))]
     for (name, a), dst, (lo, hi) in itertools.product(tiny_inputs(src).items(), TINY_OUTS,
