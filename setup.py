@@ -41,7 +41,8 @@ TARGETS = list(bu.simd_targets("gcc", ARCH))
 def render(template, target, out):
     text = Template(open(template).read(), name=template).substitute(
         DTYPES=TABLE["DTYPES"], LARGEST_BITS=TABLE["LARGEST_BITS"], target=target,
-        CONVERSIONS=TABLE["CONVERSIONS"],
+        conversion_loops=TABLE["conversion_loops"],
+        conversion_loop_name=TABLE["conversion_loop_name"],
         conversion_macro=TABLE["conversion_macro"])
     header = f"# generated from {os.path.basename(template)} for target {target}, do not edit\n"
     text = header + text

@@ -17,9 +17,10 @@
  *   float32 -> float16 with F16C's vcvtps2ph (or a software conversion in the
  *   baseline build); float64 -> float16 rounds once, as NumPy's
  *   npy_double_to_half does, by way of a float32 rounded to odd (see
- *   fc_double_to_float_odd); float -> bfloat16 by ml_dtypes' rounding of the
- *   float32 bits (float64 goes through float32 first, as ml_dtypes does: see
- *   csrc/float16.h), float64 -> float32 by the C cast.
+ *   fc_double_to_float_odd); float -> bfloat16 and the float8s by ml_dtypes'
+ *   rounding of the float32 bits, float64 either way ml_dtypes rounds it, once
+ *   (by way of a float32 rounded to odd) or through float32 (a loop for each,
+ *   fastclip/_dtypes.py ML_ROUNDINGS); float64 -> float32 by the C cast.
  * Clip step: the scalar-bounds rule of the clip loops (x < lo ? lo : x, then
  * t > hi ? hi : t: a tie keeps x); float16 sources are clipped in float32,
  * where float16 values compare alike.
@@ -87,22 +88,23 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
 
 /* One fused loop and its bounds check, for every pair but the float16 ones
- * below. CVT: the conversion of the clipped value v (an expression);
+ * below: fc_cvt_NAME and fc_in_range_NAME, from S into DN. CVT: the
+ * conversion of the clipped value v (an expression);
  * RANGE_OK: the bounds' conversions are inside the destination's range, an
  * expression in m and M, the lower and the higher bound as doubles (exact for
  * every source type at the limits used). The NaN test is dropped by the
  * compiler for integer sources. fastclip/_dtypes.py::conversion_macro writes
  * each pair's CVT and RANGE_OK. */
-#define FC_CONVERT(SN, S, DN, CVT, RANGE_OK)                                   \
-    static int fc_in_range_##SN##_##DN(const void *plo, const void *phi)       \
+#define FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)                                 \
+    static int fc_in_range_##NAME(const void *plo, const void *phi)            \
     {                                                                          \
         S lo = *(const S *)plo, hi = *(const S *)phi;                          \
         double m = (double)(lo < hi ? lo : hi), M = (double)(lo < hi ? hi : lo);    \
         (void)m; (void)M;                                                      \
         return lo == lo && hi == hi && (RANGE_OK);                             \
     }                                                                          \
-    static FC_CONVERT_LOOP int fc_cvt_##SN##_##DN(const char *px, char *po,    \
-                                                 npy_intp n,                   \
+    static FC_CONVERT_LOOP int fc_cvt_##NAME(const char *px, char *po,         \
+                                             npy_intp n,                       \
                                                  const void *plo, const void *phi) \
     {                                                                          \
         const S *x = (const S *)px;                                            \
@@ -148,8 +150,8 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
  * exponent is the right rounding up); subnormal ones (and zero): the value in
  * units of the smallest subnormal, a power-of-two scaling (exact), rounded to
  * the nearest even integer by rint, which may give the smallest normal's bits
- * exactly. A float64 goes through float32 first, as ml_dtypes does (checked:
- * 1 + 2**-4 + 2**-40 gives 1.0 in float8_e4m3fn). */
+ * exactly. A float64 comes here rounded to nearest (ml_dtypes before 0.7) or
+ * to odd (rounding once, as 0.7 does). */
 static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 {
     npy_uint32 u;
@@ -232,7 +234,9 @@ static FC_CONVERT_LOOP int fc_cvt_float_half(const char *px, char *po, npy_intp 
  * bits, 24 >= 11 + 2) to nearest even then equals rounding the double to
  * float16 directly (Boldo and Melquiond, "When double rounding is odd",
  * 2005); the float32 rounded to nearest instead could land on a float16
- * halfway point and tie the wrong way. Branch-free, for the vectoriser. */
+ * halfway point and tie the wrong way. The same holds for bfloat16 (8 bits)
+ * and the float8s (3 and 4), subnormals included: float32's 2**-149 is far
+ * below their smallest steps. Branch-free, for the vectoriser. */
 static inline float fc_double_to_float_odd(double d)
 {
     float f = (float)d;

@@ -132,11 +132,23 @@ def test_bfloat16_is_where_fastclip_differs_from_numpy():
     assert fastclip.clip(a, -1.0, 1.0).dtype == BFLOAT16
 
 
-def test_bfloat16_python_bound_rounds_to_bfloat16_first():
+def test_bfloat16_python_bound_rounds_through_float32():
+    """A Python-number bound of a bfloat16 array rounds to float32, then to
+    bfloat16 (docs/semantics.rst), whatever ml_dtypes' own double -> bfloat16
+    cast does. 1 + 2**-8 + 2**-30 is 1 + 2**-8 in float32, halfway between
+    bfloat16's 1.0 and 1.0078125, and ties to even: 1.0. Rounded once it
+    would be 1.0078125."""
     a = np.array([1.0, 1.5, 2.0], BFLOAT16)
-    lo = 1 + 2**-8 + 2**-30      # ml_dtypes rounds this through float32 to 1.0
+    lo = 1 + 2**-8 + 2**-30
+    assert np.float32(lo) == 1 + 2**-8
+    for clipped in (fastclip.clip(a, lo, 5.0), fastclip.clip(a[::-1], lo, 5.0)[::-1],
+                    fastclip.clip(a.copy(), lo, 5.0, out=a.copy())):
+        assert clipped.dtype == BFLOAT16
+        assert clipped.view(np.uint16).tolist() == [0x3F80, 0x3FC0, 0x4000]   # 1.0, 1.5, 2.0
     assert_same(fastclip.clip(a, lo, 5.0), reference_clip(a, lo, 5.0))
-    assert float(fastclip.clip(a, lo, 5.0)[0]) == float(BFLOAT16.type(lo))
+    # the same bound rounds up where it is above the tie in float32 too
+    up = 1 + 2**-8 + 2**-20
+    assert fastclip.clip(a, up, 5.0).view(np.uint16)[0] == 0x3F81       # 1.0078125
 
 
 def test_delegated_dtypes_are_numpys():

@@ -251,6 +251,57 @@ def test_float64_to_float16_rounds_once():
                            casting="unsafe"))
 
 
+def round_once(x, dst):
+    """x (finite doubles inside dst's range) rounded to dst once, to nearest,
+    ties to the even pattern: the nearest of dst's finite values, found by
+    search, not by any cast."""
+    unsigned = np.dtype(f"u{dst.itemsize}")
+    with np.errstate(invalid="ignore"):
+        values = np.arange(2 ** (8 * dst.itemsize), dtype=np.uint64).astype(unsigned).view(dst)
+        wide = values.astype(np.float64)
+    keep = np.isfinite(wide) & ~((wide == 0) & np.signbit(wide))
+    values, wide = values[keep], wide[keep]
+    order = np.argsort(wide)
+    values, wide = values[order], wide[order]
+    i = np.clip(np.searchsorted(wide, x), 1, wide.size - 1)
+    below, above = wide[i - 1], wide[i]
+    pick_above = (above - x < x - below) | ((above - x == x - below)
+                                            & (values[i].view(unsigned) % 2 == 0))
+    out = np.where(pick_above, values[i], values[i - 1])
+    out[x == 0] = np.zeros(1, dst)[0]
+    return out.view(unsigned)
+
+
+@pytest.mark.parametrize("dst", [ROWS[n] for n in ("bfloat16", "float8_e4m3fn", "float8_e5m2")],
+                         ids=["bfloat16", "float8_e4m3fn", "float8_e5m2"])
+def test_float64_to_ml_dtypes_rounds_as_the_installed_cast(dst):
+    """ml_dtypes casts a double to bfloat16 or a float8 rounding once (0.7 on)
+    or through float32 (earlier releases). At every halfway point between
+    neighbouring values of dst and the doubles just off it the two differ;
+    the fused loop fastclip keeps must give the installed cast's bits there,
+    and the installed cast must be one of the two (else no fused loop is
+    kept and test_every_pair_is_fused_and_exact fails too)."""
+    unsigned = np.dtype(f"u{dst.itemsize}")
+    with np.errstate(invalid="ignore"):
+        v = np.arange(2 ** (8 * dst.itemsize - 1), dtype=np.uint64).astype(unsigned).view(dst)
+        v = np.unique(v.astype(np.float64))
+    v = v[np.isfinite(v)]
+    mid = (v[:-1] + v[1:]) / 2
+    x = np.concatenate([mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf),
+                        mid * (1 + 2.0**-30), mid * (1 - 2.0**-30), mid * (1 + 2.0**-25)])
+    x = np.concatenate([x, -x])
+    once = round_once(np.abs(x), dst) | np.where(x < 0, 1 << (8 * dst.itemsize - 1), 0).astype(unsigned)
+    via_float32 = x.astype(np.float32).astype(dst).view(unsigned)
+    assert (once != via_float32).any()          # the hazard is real
+    cast = x.astype(dst).view(unsigned)
+    assert (cast == once).all() or (cast == via_float32).all(), \
+        "this ml_dtypes rounds float64 neither once nor through float32"
+    lo, hi = finite_range(dst)
+    o = np.empty(x.shape, dst)
+    assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe")
+    assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
+
+
 FUSED = set(CONVERSIONS)
 UNFUSED = [(s, d) for s in DTYPES for d in DTYPES
            if s.char is not None and s != d and (s.name, d.name) not in FUSED]

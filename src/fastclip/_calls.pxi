@@ -3,15 +3,61 @@
 # argument rules for the rest.
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
+def _rounding_probe(dst):
+    """Doubles inside dst's finite range on which the ML_ROUNDINGS differ: the
+    halfway points between neighbouring finite values of dst (each for a
+    float8, a sample for bfloat16) and doubles just off them, which a float32
+    rounds onto them."""
+    n = 1 << (8 * dst.itemsize)
+    patterns = np.arange(n // 2, dtype=np.uint32)       # the positive values
+    if n > 256:
+        patterns = np.concatenate([patterns[:256], patterns[256::61]])
+    with np.errstate(invalid="ignore"):
+        v = patterns.astype(f"u{dst.itemsize}").view(dst).astype(np.float64)
+    v = np.unique(v[np.isfinite(v)])
+    mid = (v[: v.size - 1] + v[1:]) / 2
+    x = np.concatenate([mid, mid * (1 + 2.0**-30), mid * (1 - 2.0**-30)])
+    return np.concatenate([x, -x])
+
+
+cdef bint _rounds_as_cast(int k, cnp.dtype dst) except -1:
+    """Whether fused loop k (float64 into dst) gives ml_dtypes' cast of each
+    double of _rounding_probe(dst), bit for bit."""
+    cdef ndarray x = _rounding_probe(dst)
+    cdef ndarray o = np.empty((<object>x).shape, dst)
+    cdef double lo, hi
+    lo, hi = finite_range(dst)
+    if CONVERT.run(k, <char *>cnp.PyArray_DATA(x), <char *>cnp.PyArray_DATA(o),
+                   cnp.PyArray_SIZE(x), &lo, &hi):
+        return False
+    unsigned = f"u{dst.itemsize}"
+    return bool((o.view(unsigned) == x.astype(dst).view(unsigned)).all())
+
+
 def _conversion_index():
-    """(source type number, destination type number) -> the pair's index in
-    CONVERSIONS (fastclip/_dtypes.py)."""
+    """(source type number, destination type number) -> the index of its
+    fused loop in conversion_loops() (fastclip/_dtypes.py), and (source,
+    destination) -> the rounding kept for a float64 -> ml_dtypes pair (the
+    loop that rounds as the installed ml_dtypes casts; None: neither does,
+    and the pair is left out, to NumPy's clip and ml_dtypes' cast)."""
     rows = {row.name: row for row in DTYPES}
-    return {(numpy_dtype(rows[src]).num, numpy_dtype(rows[dst]).num): k
-            for k, (src, dst) in enumerate(CONVERSIONS)}
+    index, rounding = {}, {}
+    for k, (src, dst, how) in enumerate(conversion_loops()):
+        src_dtype, dst_dtype = numpy_dtype(rows[src]), numpy_dtype(rows[dst])
+        key = (src_dtype.num, dst_dtype.num)
+        if how is not None:
+            rounding.setdefault((src, dst), None)
+            if key in index or not _rounds_as_cast(k, dst_dtype):
+                continue
+            rounding[(src, dst)] = how
+        index[key] = k
+    return index, rounding
 
 
-CONVERSION_INDEX = _conversion_index()
+#: CONVERSION_INDEX: (source, destination type numbers) -> fused loop index;
+#: ML_ROUNDING: (source, destination) -> the rounding of a float64 ->
+#: ml_dtypes loop in use, None where no loop rounds as ml_dtypes casts
+CONVERSION_INDEX, ML_ROUNDING = _conversion_index()
 #: (pair index, casting) -> whether NumPy lets the loop's output cast to out
 _CASTING_OK = {}
 #: casting rules under which a Python-number bound converts to any dtype
@@ -22,7 +68,7 @@ _CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
 cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting):
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
     dtype, in one pass (csrc/convert.h), or NotImplemented (NumPy's clip and
-    cast): a pair of CONVERSIONS, both contiguous, scalar bounds whose
+    cast): a pair of CONVERSION_INDEX, both contiguous, scalar bounds whose
     conversions are in the destination's range, and no NaN met in a."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)

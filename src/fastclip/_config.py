@@ -8,11 +8,16 @@ import numpy as np
 
 def config():
     """The facts show_config prints, as a dict (also used by the benchmark)."""
+    import ml_dtypes
+
     from fastclip import __version__, _threads, _ufunc
 
     return {
         "fastclip": __version__,
         "numpy": np.__version__,
+        "ml_dtypes": ml_dtypes.__version__,
+        "ml_float64_rounding": {f"{src}->{dst}": how for (src, dst), how
+                                in _ufunc.ML_ROUNDING.items()},
         "python": sys.version.split()[0],
         "simd_target": _ufunc.SIMD_TARGET,
         "simd_compiled": list(_ufunc.COMPILED_TARGETS),
@@ -33,12 +38,13 @@ def show_config():
     --------
     >>> import fastclip
     >>> fastclip.show_config()  # doctest: +SKIP
-    fastclip 0.1.0, numpy 2.4.6, python 3.11.7
+    fastclip 0.1.0, numpy 2.4.6, ml_dtypes 0.7.0, python 3.11.7
     SIMD target: avx512 (compiled: baseline, avx2, avx512; ...)
     threads: 2 (effective now 2: fastclip's helper threads, ...)
     """
     c = config()
-    print(f"fastclip {c['fastclip']}, numpy {c['numpy']}, python {c['python']}")
+    print(f"fastclip {c['fastclip']}, numpy {c['numpy']}, ml_dtypes {c['ml_dtypes']}, "
+          f"python {c['python']}")
     print(f"SIMD target: {c['simd_target']} (compiled: {', '.join(c['simd_compiled'])}; "
           f"CPU supports: {', '.join(c['simd_cpu_supports'])}; "
           f"FASTCLIP_SIMD={c['simd_env'] or 'unset'})")
@@ -49,3 +55,8 @@ def show_config():
     else:
         print(f"threads: 1 (OpenMP no: built without it, every call runs on the calling "
               f"thread; set_num_threads({c['threads']}) is kept but has no effect)")
+    routes = {"once": "fused, rounded once as ml_dtypes casts",
+              "via_float32": "fused, rounded through float32 as ml_dtypes casts",
+              None: "NumPy's clip, then ml_dtypes' cast (no fused loop rounds as it does)"}
+    print("float64 -> bfloat16/float8 out=: "
+          + "; ".join(sorted({routes[how] for how in c["ml_float64_rounding"].values()})))

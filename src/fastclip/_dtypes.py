@@ -51,11 +51,10 @@ DTYPES = [
 # float8 formats: (exponent bits, mantissa bits, exponent bias, largest finite value)
 FLOAT8 = {"float8_e4m3fn": (4, 3, 7, 448.0), "float8_e5m2": (5, 2, 15, 57344.0)}
 
-# Clip and convert in one pass (issue 12): (source row, destination row). Each
-# pair is a fused loop fc_cvt_<source>_<destination> (csrc/convert.h, chosen
-# by the rows' kinds) that the fast path runs for np.clip(x, lo, hi, out=o)
-# with x of the source dtype and o of the destination dtype. Any other pair
-# keeps NumPy's clip-then-cast.
+# Clip and convert in one pass: (source row, destination row). Each pair is a
+# fused loop (csrc/convert.h, chosen by the rows' kinds) that the fast path runs
+# for np.clip(x, lo, hi, out=o) with x of the source dtype and o of the
+# destination dtype. Any other pair keeps NumPy's clip-then-cast.
 CONVERSIONS = [
     *((src, dst) for src in ("float", "double") for dst in ("ubyte", "byte", "ushort", "short")),
     ("float", "half"), ("double", "half"), ("float", "bfloat16"), ("double", "bfloat16"),
@@ -63,12 +62,40 @@ CONVERSIONS = [
     *((src, f8) for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2")),
     *((src, dst) for src in ("int", "long", "longlong") for dst in ("ubyte", "byte", "ushort", "short")),
     *((src, "float") for src in ("ubyte", "byte", "ushort", "short", "half")),
-    # widenings (exact) that a result of a wider type asks for (issue 10: NumPy's
-    # clip-then-cast took 28-31 us for 1e5 float32 -> float64 or int32 -> float64)
+    # widenings (exact) that a result of a wider type asks for
     ("float", "double"), ("int", "double"), ("int", "long"),
     *((src, "int") for src in ("ubyte", "byte", "ushort", "short")),
     ("ubyte", "short"), ("byte", "short"),
 ]
+
+# float64 -> bfloat16 and the float8s round as the installed ml_dtypes casts,
+# which changed between releases: 0.7 rounds once, earlier releases rounded to
+# float32 first (1 + 2**-4 + 2**-40 becomes 1.125 in float8_e4m3fn rounded
+# once, 1.0 through float32). Such a pair has a loop for each rounding; at
+# import fastclip keeps the one whose results equal ml_dtypes' cast on a probe
+# of halfway points, or none (the pair then goes NumPy's way) if a release
+# rounds in yet another way.
+ML_ROUNDINGS = ("once", "via_float32")
+
+
+def conversion_loops():
+    """(source, destination, rounding) of each fused loop, in CONVERSIONS
+    order: rounding is None, or one of ML_ROUNDINGS for a float64 -> ml_dtypes
+    pair, which has a loop for each."""
+    rows = {r.name: r for r in DTYPES}
+    loops = []
+    for src, dst in CONVERSIONS:
+        if src == "double" and rows[dst].char is None:
+            loops += [(src, dst, rounding) for rounding in ML_ROUNDINGS]
+        else:
+            loops.append((src, dst, None))
+    return loops
+
+
+def conversion_loop_name(src, dst, rounding):
+    """The C name's suffix of a fused loop: fc_cvt_<this>, fc_in_range_<this>."""
+    return f"{src}_{dst}" if rounding is None else f"{src}_{dst}_{rounding}"
+
 
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
@@ -76,17 +103,21 @@ INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
              "int": ("INT_MIN", "INT_MAX"), "long": ("LONG_MIN", "LONG_MAX")}
 
 
-def conversion_macro(src, dst):
-    """The csrc/convert.h FC_CONVERT call of a pair (None: a loop written out
-    there): the conversion of the clipped value v, and the test that both
-    bounds (m, M: the lower and the higher, as doubles) convert in range."""
+def conversion_macro(src, dst, rounding=None):
+    """The csrc/convert.h FC_CONVERT call of a fused loop (None: a loop written
+    out there): the conversion of the clipped value v, and the test that both
+    bounds (m, M: the lower and the higher, as doubles) convert in range. A
+    float64 rounded once to bfloat16 or a float8 goes through a float32
+    rounded to odd (exact: csrc/convert.h, fc_double_to_float_odd)."""
     rows = {r.name: r for r in DTYPES}
     s, d = rows[src], rows[dst]
+    name = conversion_loop_name(src, dst, rounding)
+    to_float = "fc_double_to_float_odd(v)" if rounding == "once" else "(float)v"
     if d.kind == "float8":
         _, m, bias, top = FLOAT8[dst]
-        cvt, ok = f"(fc_float_to_float8((float)v, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
+        cvt, ok = f"(fc_float_to_float8({to_float}, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
     elif dst == "bfloat16":
-        cvt, ok = "(fc_float_to_bfloat16((float)v))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
+        cvt, ok = f"(fc_float_to_bfloat16({to_float}))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
     elif d.kind == "int":
         lo, hi = INT_RANGE[dst]
         if s.kind == "float":       # truncation toward zero, of a value in range
@@ -99,7 +130,7 @@ def conversion_macro(src, dst):
         cvt, ok = "(v)", "1"
     else:
         return None         # float/double -> half, half -> float: written out in csrc/convert.h
-    return f"FC_CONVERT({src}, {s.c_type}, {dst}, {cvt}, {ok})"
+    return f"FC_CONVERT({name}, {s.c_type}, {dst}, {cvt}, {ok})"
 
 
 # The 16- and 8-bit float formats: the largest magnitude that is not a NaN, as
