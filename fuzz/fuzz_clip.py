@@ -94,45 +94,68 @@ def make_bound(b):
 def TestOneInput(data):
     src = Source(data)
     a_spec = array_spec(src)
+    # a itself: mostly the array; else its first element as a 0-d array or a
+    # NumPy scalar (each with every kind of out), or a one-element array
+    a_form = src.pick(["array"] * 4 + ["0d", "npscalar", "one"])
+    if not np.prod(a_spec.shape, dtype=np.int64):
+        a_form = "array"                # an empty array has no first element
     lo_r, hi_r = bound_recipe(src, a_spec), bound_recipe(src, a_spec)
-    out_kind = src.pick(["none", "none", "fresh", "other", "inplace"])
-    out_dtype = src.pick(KERNEL_DTYPES)
+    out_kind = src.pick(["none", "none", "fresh", "other", "other", "inplace"])
+    own = a_spec.dtype.newbyteorder("=")
+    # the other dtype: any kernel dtype, a's own format in either byte order
+    out_dtype = src.pick(KERNEL_DTYPES + [own, own.newbyteorder()])
     kwargs = {}
     if src.int(0, 4) == 0:
-        kwargs["casting"] = src.pick(["unsafe", "same_kind", "no"])
+        kwargs["casting"] = src.pick(["unsafe", "same_kind", "no", "equiv", "safe"])
     if src.int(0, 5) == 0:
         kwargs["dtype"] = src.pick([np.float64, np.float32, np.int32])
+    where = src.pick([None, None, None, True, False, "mask", "row"])
     use_ufunc = src.int(0, 3) == 0
     keywords = src.int(0, 1) == 1
 
     def run(clip):
         a = build(a_spec)
+        if a_form != "array":
+            first = a.reshape(-1)[:1].copy()
+            a = first if a_form == "one" else first.reshape(())
+            if a_form == "npscalar":
+                a = a[()]
         lo, hi = make_bound(lo_r), make_bound(hi_r)
         kw = dict(kwargs)
+        shape = np.shape(a)
         if out_kind == "fresh":
-            kw["out"] = np.zeros(a.shape, a.dtype.newbyteorder("="))
+            kw["out"] = np.zeros(shape, np.asarray(a).dtype.newbyteorder("="))
         elif out_kind == "other":
-            kw["out"] = np.zeros(a.shape, out_dtype)
-        elif out_kind == "inplace":
+            kw["out"] = np.zeros(shape, out_dtype)
+        elif out_kind == "inplace" and isinstance(a, np.ndarray):
             kw["out"] = a
+        if "out" in kw and where is not None:
+            if where in ("mask", "row"):
+                n = int(np.prod(shape, dtype=np.int64))
+                mask = (np.arange(n) % 3 != 1).reshape(shape)
+                kw["where"] = mask[..., :1] if where == "row" and shape and shape[-1] else mask
+            else:
+                kw["where"] = where
         if keywords and clip is not np._core.umath.clip and clip is not fastclip.clip_ufunc:
             r = clip(a, min=lo, max=hi, **kw)
         else:
             r = clip(a, lo, hi, **kw)
         return r, kw.get("out"), a
 
-    own = a_spec.dtype.newbyteorder("=")
-    own_dtype_rule = (is_ml_float(own) and not use_ufunc          # SPEC section 2
+    own_dtype_rule = (is_ml_float(own) and not use_ufunc and a_form != "npscalar"
+                      and "dtype" not in kwargs
+                      and (out_kind != "other" or out_dtype.newbyteorder("=") == own)
                       and all(b[0] == "py" and type(b[1]) is not bool or
                               (b[0] != "py" and b[1].dtype.newbyteorder("=") == own)
                               for b in (lo_r, hi_r)))
     if own_dtype_rule:
-        if out_kind != "none" or kwargs:
-            return     # SPEC section 2's route has no out= or keywords to compare
+        # a bfloat16 or float8 array keeps its dtype, into an out of its
+        # format and with where= too: the float32 route is the reference
         oracle = reference_clip
     elif use_ufunc:
         if any(b[0] == "py" and b[1] is None for b in (lo_r, hi_r)) or is_ml_float(a_spec.dtype) \
-                or any(b[0] != "py" and is_ml_float(b[1].dtype) for b in (lo_r, hi_r)):
+                or any(b[0] != "py" and is_ml_float(b[1].dtype) for b in (lo_r, hi_r)) \
+                or (out_kind == "other" and is_ml_float(out_dtype)):
             return     # the ufunc takes no None; its bfloat16/float8 loops are ones NumPy's clip lacks
         if a_spec.dtype.newbyteorder("=") not in KERNEL_DTYPES or any(
                 b[0] != "py" and b[1].dtype.newbyteorder("=") not in KERNEL_DTYPES

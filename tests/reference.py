@@ -90,14 +90,52 @@ def _bound_as_f32(b, dtype):
     return _to_f32(b)
 
 
+def _own_out(out, dtype):
+    """An out that keeps the own-dtype rule: none, or an array of the same
+    format in either byte order."""
+    return out is None or (type(out) is np.ndarray and out.dtype.newbyteorder("=") == dtype)
+
+
+def _swapped_16_bit(v):
+    """A bfloat16 array or scalar in the other byte order (a one-byte format
+    has none: a float8 of either order is the same format)."""
+    return (isinstance(v, (np.ndarray, np.generic)) and v.dtype.itemsize == 2
+            and not v.dtype.isnative)
+
+
 def reference_clip(a, *args, **kwargs):
-    """What fastclip.clip(a, *args, **kwargs) must return."""
+    """What fastclip.clip(a, *args, **kwargs) must return. Under the own-dtype
+    rule, out= (in place, overlapping or not) and where= write the clipped
+    values computed from a before any write, as a ufunc does. casting= there
+    is NumPy's for float16, its own 16-bit float, but for Python-number
+    bounds, which the rule converts: 'no' refuses a byte-swapped bfloat16
+    operand (with float16's exception: the same call on float16 views of the
+    same bytes), every other casting takes every operand of the format."""
     lo = args[0] if len(args) > 0 else kwargs.get("min", kwargs.get("a_min"))
     hi = args[1] if len(args) > 1 else kwargs.get("max", kwargs.get("a_max"))
-    extra = set(kwargs) - {"min", "max", "a_min", "a_max"}
-    if not extra and len(args) <= 2 and _keeps_own_dtype(a, (lo, hi)):
+    out = args[2] if len(args) > 2 else kwargs.get("out")
+    extra = set(kwargs) - {"min", "max", "a_min", "a_max", "out", "where", "casting"}
+    if (not extra and len(args) <= 3 and _keeps_own_dtype(a, (lo, hi))
+            and _own_out(out, a.dtype.newbyteorder("="))
+            and kwargs.get("casting", "same_kind") in ("no", "equiv", "safe", "same_kind", "unsafe")):
+        if kwargs.get("casting") == "no" and any(map(_swapped_16_bit, (a, lo, hi, out))):
+            def as_half(v):         # (a Python number takes no part in the refusal)
+                if not isinstance(v, (np.ndarray, np.generic)):
+                    return None if v is None else 0
+                return v.view(np.dtype(np.float16).newbyteorder(v.dtype.byteorder))
+            numpy_clip(as_half(a), as_half(lo), as_half(hi), out=as_half(out),
+                       casting="no")
+            raise AssertionError("float16's clip took a byte-swapped operand with casting='no'")
         dtype = a.dtype.newbyteorder("=")
-        r = numpy_clip(_to_f32(a), _bound_as_f32(lo, dtype), _bound_as_f32(hi, dtype))
+        lo32, hi32 = _bound_as_f32(lo, dtype), _bound_as_f32(hi, dtype)
+        if out is not None:
+            # into a float32 out of out's shape: NumPy's broadcasting, its errors
+            wide = np.zeros(out.shape, np.float32)
+            where = kwargs.get("where", True)
+            numpy_clip(_to_f32(a), lo32, hi32, out=wide, where=where)
+            np.copyto(out, _from_f32(wide, dtype), where=where)
+            return out
+        r = numpy_clip(_to_f32(a), lo32, hi32)
         if np.ndim(r) == 0 and not isinstance(r, np.ndarray):
             return _from_f32(np.asarray(r), dtype)[()]
         return _from_f32(r, dtype)      # native byte order, whatever a's

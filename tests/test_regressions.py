@@ -148,3 +148,55 @@ def test_ml_float_strided_view_with_zero_bounds_of_both_signs(dtype):
     for a in (base[..., ::-2], base[:, ::2, :, ::3], np.zeros((4, 5, 5), dtype).transpose(2, 0, 1)):
         for lo, hi in ((0, -0.0), (-0.0, 0.0), (float("nan"), 1.0)):
             assert_same(fastclip.clip(a, lo, hi), reference_clip(a, lo, hi))
+
+
+FLOAT_KINDS = [np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64), *ML_FLOATS]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_KINDS, ids=[d.name for d in FLOAT_KINDS])
+def test_one_element_with_array_bounds_of_its_rank(dtype):
+    # One element, every axis of size 1: NumPy's iterator hands a bound of
+    # a's rank to its per-element loop (a NaN x comes back itself, x wins a
+    # -0.0/+0.0 tie) and a broadcast one to its scalar-bound loop (the bound's
+    # NaN, the bound on a tie).
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    quiet = int(np.array(np.nan, np.float32).astype(dtype).view(unsigned))
+    sign = 1 << (8 * dtype.itemsize - 1)
+    for x_bits, b_bits in ((quiet | sign, quiet | 1), (sign, 0)):     # NaNs; -0.0 against +0.0
+        for x_shape, b_shape in (((1,), (1,)), ((1, 1), (1, 1)), ((1, 1), (1,)), ((1,), ()),
+                                 ((1, 1, 1), (1, 1, 1)), ((), (1,))):
+            def make(clip, lo_is_array):
+                a = np.full(x_shape, x_bits, unsigned).view(dtype)
+                b = np.full(b_shape, b_bits, unsigned).view(dtype)
+                return clip(a, b if lo_is_array else 0, b)
+            for lo_is_array in (False, True):
+                compare(lambda clip: make(clip, lo_is_array), oracle=reference_clip)
+
+
+def test_byte_swapped_float8_is_the_same_format_under_casting_no():
+    # one byte has no byte order: a float8 array of the other order is the
+    # same format, which casting='no' takes (a byte-swapped bfloat16 it refuses,
+    # as NumPy refuses a byte-swapped float16)
+    for dtype in ML_FLOATS[1:]:
+        x = np.array([-3.0, 0.5, 7.0], np.float32).astype(dtype)
+        swapped = x.view(dtype.newbyteorder())
+        for out in (None, np.zeros(3, dtype), np.zeros(3, dtype.newbyteorder())):
+            r = fastclip.clip(swapped, -1, 1, out=out, casting="no")
+            assert r.dtype.newbyteorder("=") == dtype
+            assert_same(np.asarray(r).view(dtype), reference_clip(x, -1, 1))
+            if out is not None:
+                assert r is out
+    bf16 = np.array([1.0, 2.0], BF16)
+    for a, lo in ((bf16.byteswap().view(bf16.dtype.newbyteorder()), 0), (bf16, None)):
+        out = np.zeros(2, bf16.dtype.newbyteorder())
+        compare(lambda clip: clip(a, lo, 3.4028235677973366e38, out=out, casting="no"),
+                oracle=reference_clip)
+
+
+def test_one_sided_ml_float_into_an_out_too_small_for_the_bounds():
+    # the broadcast shape of a and the bounds must fit out (a float8 0-d a
+    # with a (1, 1) bound into a 0-d out): NumPy's ValueError, not a copy
+    for dtype in ML_FLOATS:
+        for lo in (None, 0):
+            compare(lambda clip: clip(np.zeros((), dtype), lo, np.zeros((1, 1), dtype),
+                                      out=np.zeros((), dtype)), oracle=reference_clip)

@@ -142,11 +142,12 @@ def _ml_one_sided(a, a_min, a_max, out, kwargs):
     kwargs.pop("casting", None)               # every operand has a's dtype
     lo = None if a_min is None else _widen(a_min)
     hi = None if a_max is None else _widen(a_max)
-    wide = numpy_clip(_widen(a), lo, hi, **kwargs)
-    narrow = _narrow(wide, a.dtype)
     if out is None:
+        narrow = _narrow(numpy_clip(_widen(a), lo, hi, **kwargs), a.dtype)
         return narrow if narrow.ndim else narrow[()]
-    np.copyto(out, narrow, where=where)
+    # into a float32 array of out's shape: NumPy's broadcasting rules, its errors
+    wide = numpy_clip(_widen(a), lo, hi, out=np.zeros(out.shape, np.float32), **kwargs)
+    np.copyto(out, _narrow(wide, a.dtype), where=where)
     return out
 
 
@@ -182,13 +183,32 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
         return _clip_own_dtype(a, a_min, a_max, out, kwargs)
 
 
+def _one_byte_native(v):
+    """A float8 array in the other byte order as the native one: one byte has
+    no order, so it is the same format (and casting='no' takes it)."""
+    if isinstance(v, np.ndarray) and v.dtype.itemsize == 1 and not v.dtype.isnative:
+        return v.view(v.dtype.newbyteorder("="))
+    return v
+
+
 def _clip_own_dtype(a, a_min, a_max, out, kwargs):
-    """A bfloat16 or float8 array that keeps its dtype (SPEC section 2):
+    """A bfloat16 or float8 array that keeps its dtype (docs/semantics.rst):
     Python-number bounds rounded to it, a missing bound by way of float32."""
+    a, a_min, a_max, out_ = map(_one_byte_native, (a, a_min, a_max, out))
+    if kwargs.get("casting") == "no" and any(isinstance(v, np.ndarray) and not v.dtype.isnative
+                                             for v in (a, a_min, a_max, out_)):
+        # casting='no' refuses a byte-swapped bfloat16 operand, as NumPy
+        # refuses a byte-swapped float16 one, before any bound is converted:
+        # the ufunc raises its casting error (Python numbers stand in as zeros)
+        zero = np.zeros((), a.dtype.newbyteorder("="))
+        clip_ufunc(a, *(b if isinstance(b, np.ndarray) else zero for b in (a_min, a_max)),
+                   out=out_, **kwargs)
     a_min, a_max = _ml_bounds(a.dtype, a_min, a_max)
     if a_min is None or a_max is None:
-        return _ml_one_sided(a, a_min, a_max, out, kwargs)
-    return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
+        result = _ml_one_sided(a, a_min, a_max, out_, kwargs)
+    else:
+        result = clip_ufunc(a, a_min, a_max, out=out_, **kwargs)
+    return out if out is not None else result
 
 
 from fastclip._ufunc import clip_ufunc  # noqa: E402  (imports this module)

@@ -247,6 +247,14 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     hi_kind = _bound_operand(row, descr, a_max, a, &hi_buf, &hi_ptr, hi_strides)
     if lo_kind == 0 or hi_kind == 0:
         return NotImplemented
+    if ((lo_kind == 2 or hi_kind == 2) and ROW_KIND[row] != 0 and cnp.PyArray_SIZE(a) == 1
+            and cnp.PyArray_NDIM(a) > 0):
+        # One element, all axes of size 1: NumPy's iterator passes an array
+        # bound of a's own rank with its stride (the per-element loop: x's NaN,
+        # x on a tie) and a broadcast one with stride 0 (the scalar-bound
+        # loop: the bound's), as its coalescing of those axes goes; NumPy's
+        # iterator, with the same loops, decides.
+        return NotImplemented
     strides[FC_LO] = lo_strides if lo_kind == 2 else NULL
     strides[FC_HI] = hi_strides if hi_kind == 2 else NULL
     strides[FC_MASK] = NULL
