@@ -96,21 +96,11 @@ def _own_out(out, dtype):
     return out is None or (type(out) is np.ndarray and out.dtype.newbyteorder("=") == dtype)
 
 
-def _swapped_16_bit(v):
-    """A bfloat16 array or scalar in the other byte order (a one-byte format
-    has none: a float8 of either order is the same format)."""
-    return (isinstance(v, (np.ndarray, np.generic)) and v.dtype.itemsize == 2
-            and not v.dtype.isnative)
-
-
 def reference_clip(a, *args, **kwargs):
     """What fastclip.clip(a, *args, **kwargs) must return. Under the own-dtype
     rule, out= (in place, overlapping or not) and where= write the clipped
-    values computed from a before any write, as a ufunc does. casting= there
-    is NumPy's for float16, its own 16-bit float, but for Python-number
-    bounds, which the rule converts: 'no' refuses a byte-swapped bfloat16
-    operand (with float16's exception: the same call on float16 views of the
-    same bytes), every other casting takes every operand of the format."""
+    values computed from a before any write, as a ufunc does; casting= is moot
+    there (every operand has a's format, in either byte order)."""
     lo = args[0] if len(args) > 0 else kwargs.get("min", kwargs.get("a_min"))
     hi = args[1] if len(args) > 1 else kwargs.get("max", kwargs.get("a_max"))
     out = args[2] if len(args) > 2 else kwargs.get("out")
@@ -118,14 +108,6 @@ def reference_clip(a, *args, **kwargs):
     if (not extra and len(args) <= 3 and _keeps_own_dtype(a, (lo, hi))
             and _own_out(out, a.dtype.newbyteorder("="))
             and kwargs.get("casting", "same_kind") in ("no", "equiv", "safe", "same_kind", "unsafe")):
-        if kwargs.get("casting") == "no" and any(map(_swapped_16_bit, (a, lo, hi, out))):
-            def as_half(v):         # (a Python number takes no part in the refusal)
-                if not isinstance(v, (np.ndarray, np.generic)):
-                    return None if v is None else 0
-                return v.view(np.dtype(np.float16).newbyteorder(v.dtype.byteorder))
-            numpy_clip(as_half(a), as_half(lo), as_half(hi), out=as_half(out),
-                       casting="no")
-            raise AssertionError("float16's clip took a byte-swapped operand with casting='no'")
         dtype = a.dtype.newbyteorder("=")
         lo32, hi32 = _bound_as_f32(lo, dtype), _bound_as_f32(hi, dtype)
         if out is not None:

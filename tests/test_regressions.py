@@ -173,24 +173,20 @@ def test_one_element_with_array_bounds_of_its_rank(dtype):
                 compare(lambda clip: make(clip, lo_is_array), oracle=reference_clip)
 
 
-def test_byte_swapped_float8_is_the_same_format_under_casting_no():
-    # one byte has no byte order: a float8 array of the other order is the
-    # same format, which casting='no' takes (a byte-swapped bfloat16 it refuses,
-    # as NumPy refuses a byte-swapped float16)
-    for dtype in ML_FLOATS[1:]:
+def test_byte_swapped_ml_floats_keep_the_rule_under_any_casting():
+    # every operand has the array's format, in either byte order (a float8 of
+    # the other order is the same bytes): casting= names no conversion to
+    # refuse, 'no' included, and the result is native
+    for dtype in ML_FLOATS:
         x = np.array([-3.0, 0.5, 7.0], np.float32).astype(dtype)
-        swapped = x.view(dtype.newbyteorder())
-        for out in (None, np.zeros(3, dtype), np.zeros(3, dtype.newbyteorder())):
-            r = fastclip.clip(swapped, -1, 1, out=out, casting="no")
-            assert r.dtype.newbyteorder("=") == dtype
-            assert_same(np.asarray(r).view(dtype), reference_clip(x, -1, 1))
-            if out is not None:
-                assert r is out
-    bf16 = np.array([1.0, 2.0], BF16)
-    for a, lo in ((bf16.byteswap().view(bf16.dtype.newbyteorder()), 0), (bf16, None)):
-        out = np.zeros(2, bf16.dtype.newbyteorder())
-        compare(lambda clip: clip(a, lo, 3.4028235677973366e38, out=out, casting="no"),
-                oracle=reference_clip)
+        swapped = x.byteswap().view(dtype.newbyteorder())
+        for lo in (-1, None):
+            for out in (None, np.zeros(3, dtype), np.zeros(3, dtype.newbyteorder())):
+                for casting in ("no", "equiv", "safe"):
+                    r = fastclip.clip(swapped, lo, 1, out=out, casting=casting)
+                    assert r.dtype.newbyteorder("=") == dtype
+                    assert (out is None and r.dtype.isnative) or r is out
+                    assert_same(r.astype(dtype), reference_clip(x, lo, 1))
 
 
 def test_one_sided_ml_float_into_an_out_too_small_for_the_bounds():

@@ -139,7 +139,6 @@ def _ml_one_sided(a, a_min, a_max, out, kwargs):
     exact, because the result is always one of x, lo, hi (SPEC section 2)."""
     kwargs = dict(kwargs)
     where = kwargs.pop("where", True)
-    kwargs.pop("casting", None)               # every operand has a's dtype
     lo = None if a_min is None else _widen(a_min)
     hi = None if a_max is None else _widen(a_max)
     if out is None:
@@ -185,24 +184,23 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
 
 def _one_byte_native(v):
     """A float8 array in the other byte order as the native one: one byte has
-    no order, so it is the same format (and casting='no' takes it)."""
+    no order, so it is the same format."""
     if isinstance(v, np.ndarray) and v.dtype.itemsize == 1 and not v.dtype.isnative:
         return v.view(v.dtype.newbyteorder("="))
     return v
+
+
+#: NumPy's casting rules, which a call that keeps its own dtype meets whatever
+#: it names: every operand has the array's format (in either byte order)
+_CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
 
 
 def _clip_own_dtype(a, a_min, a_max, out, kwargs):
     """A bfloat16 or float8 array that keeps its dtype (docs/semantics.rst):
     Python-number bounds rounded to it, a missing bound by way of float32."""
     a, a_min, a_max, out_ = map(_one_byte_native, (a, a_min, a_max, out))
-    if kwargs.get("casting") == "no" and any(isinstance(v, np.ndarray) and not v.dtype.isnative
-                                             for v in (a, a_min, a_max, out_)):
-        # casting='no' refuses a byte-swapped bfloat16 operand, as NumPy
-        # refuses a byte-swapped float16 one, before any bound is converted:
-        # the ufunc raises its casting error (Python numbers stand in as zeros)
-        zero = np.zeros((), a.dtype.newbyteorder("="))
-        clip_ufunc(a, *(b if isinstance(b, np.ndarray) else zero for b in (a_min, a_max)),
-                   out=out_, **kwargs)
+    if kwargs.get("casting") in _CASTINGS:
+        kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
     a_min, a_max = _ml_bounds(a.dtype, a_min, a_max)
     if a_min is None or a_max is None:
         result = _ml_one_sided(a, a_min, a_max, out_, kwargs)
