@@ -66,7 +66,8 @@ def extensions():
         # a changed C helper rebuilds the modules that include it (cythonize
         # and build_ext otherwise see only the .pyx: an edit to csrc/*.h left
         # the old loops in place)
-        depends=sorted(glob.glob(os.path.join("csrc", "*.h"))),
+        depends=sorted(glob.glob(os.path.join("csrc", "*.h"))
+                       + glob.glob(os.path.join("csrc", "simd", "*.h"))),
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
                        ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
     )

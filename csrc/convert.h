@@ -37,6 +37,7 @@
 #include <string.h>
 #include <numpy/npy_common.h>
 #include "float16.h"
+#include "convert_vector.h"
 
 #if defined(__F16C__)
 #include <immintrin.h>
@@ -89,13 +90,14 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
 
 /* One fused loop and its bounds check, for every pair but the float16 ones
  * below: fc_cvt_NAME and fc_in_range_NAME, from S into DN. CVT: the
- * conversion of the clipped value v (an expression);
- * RANGE_OK: the bounds' conversions are inside the destination's range, an
- * expression in m and M, the lower and the higher bound as doubles (exact for
- * every source type at the limits used). The NaN test is dropped by the
- * compiler for integer sources. fastclip/_dtypes.py::conversion_macro writes
- * each pair's CVT and RANGE_OK. */
-#define FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)                                 \
+ * conversion of the clipped value v (an expression); RANGE_OK: the bounds'
+ * conversions are inside the destination's range, an expression in m and M,
+ * the lower and the higher bound as doubles (exact for every source type at
+ * the limits used). The NaN test is dropped by the compiler for integer
+ * sources. START: a statement that may do the first i elements and set nan
+ * (FC_CONVERT_VECTOR's vector body), or nothing. fastclip/_dtypes.py::
+ * conversion_macro writes each pair's call. */
+#define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK, START)                 \
     static int fc_in_range_##NAME(const void *plo, const void *phi)            \
     {                                                                          \
         S lo = *(const S *)plo, hi = *(const S *)phi;                          \
@@ -105,12 +107,14 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
     }                                                                          \
     static FC_CONVERT_LOOP int fc_cvt_##NAME(const char *px, char *po,         \
                                              npy_intp n,                       \
-                                                 const void *plo, const void *phi) \
+                                             const void *plo, const void *phi) \
     {                                                                          \
         const S *x = (const S *)px;                                            \
         S lo = *(const S *)plo, hi = *(const S *)phi;                          \
         int nan = 0;                                                           \
-        for (npy_intp i = 0; i < n; i++) {                                     \
+        npy_intp i = 0;                                                        \
+        START;                                                                 \
+        for (; i < n; i++) {                                                   \
             S v = x[i];                                                        \
             nan |= v != v;                                                     \
             FC_CLIP(v, lo, hi);                                                \
@@ -118,6 +122,22 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
         }                                                                      \
         return nan;                                                            \
     }
+#define FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)                                 \
+    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK, (void)0)
+
+/* The same with the vector body of csrc/convert_vector.h first, where the
+ * build has one: SN the source's row name. */
+#if defined(FC_HAVE_CONVERT_VECTOR)
+#define FC_CONVERT_VECTOR(NAME, SN, S, DN, CVT, RANGE_OK)                      \
+    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK,                           \
+        fc_cvt_state_t state;                                                  \
+        fc_cvt_state_##SN(&state, lo, hi);                                     \
+        i = fc_cvt_vector_##NAME(x, po, n, &state);                            \
+        nan = fc_cvt_nan_##SN(&state))
+#else
+#define FC_CONVERT_VECTOR(NAME, SN, S, DN, CVT, RANGE_OK)                      \
+    FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)
+#endif
 
 /* storing one converted element, by destination */
 #define FC_STORE_ubyte(po, i, v) (((npy_uint8 *)(po))[i] = (npy_uint8)(v))
@@ -156,18 +176,17 @@ static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 {
     npy_uint32 u;
     memcpy(&u, &v, sizeof u);
-    npy_uint32 sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu, r;
-    if (a >= ((npy_uint32)(127 - B + 1) << 23)) {
-        int shift = 23 - M;
-        a += ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u);
-        r = (a >> shift) - ((npy_uint32)(127 - B) << M);
-    }
-    else {
-        float f;
-        memcpy(&f, &a, sizeof f);
-        r = (npy_uint32)rintf(f * (float)(1 << (B - 1 + M)));
-    }
-    return (npy_uint8)(sign | r);
+    npy_uint32 sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
+    int shift = 23 - M;
+    npy_uint32 rounded = a + ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u);
+    npy_uint32 normal = (rounded >> shift) - ((npy_uint32)(127 - B) << M);
+    float f;
+    memcpy(&f, &a, sizeof f);
+    npy_uint32 subnormal = (npy_uint32)(npy_int32)rintf(f * (float)(1 << (B - 1 + M)));
+    /* both ways for every value, then a bitwise select: GCC's vectoriser
+     * takes neither a branch nor, at AVX2, this ?: ("control flow in loop") */
+    npy_uint32 is_normal = (npy_uint32)0 - (npy_uint32)(a >= ((npy_uint32)(127 - B + 1) << 23));
+    return (npy_uint8)(sign | (normal & is_normal) | (subnormal & ~is_normal));
 }
 
 /* float32 and float64 -> float16: clipped into a block of floats, then

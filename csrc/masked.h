@@ -12,9 +12,11 @@
 #ifndef FASTCLIP_MASKED_H
 #define FASTCLIP_MASKED_H
 
+#include <stdint.h>
 #include <string.h>
 #include <numpy/npy_common.h>
 #include "parallel.h"
+#include "simd/simd.h"
 
 #define FC_MASK_BLOCK 1024
 
@@ -28,7 +30,8 @@
  * 321 us in the AVX-512 build at 256-bit vectors, 34 us with these stores;
  * uint8 and int16 in the AVX2 build 314 and 306 us). AVX-512 BW/VL: a
  * masked store for every item size; AVX2: vpmaskmovd/q for 4- and 8-byte
- * items (1- and 2-byte ones have none, and stay a branch per element).
+ * items, and for the 1- and 2-byte items of whole dwords (it has no byte or
+ * word masked store), the rest of their set items one by one.
  * Returns how many elements it stored (the rest: the caller's loop). */
 static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
                                        const npy_bool *mask, npy_intp n)
@@ -69,7 +72,47 @@ static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
     }
 #elif defined(__AVX2__)
     const __m256i zero = _mm256_setzero_si256();
-    if (itemsize == 4) {
+    if (itemsize == 1) {
+        /* no byte-masked store: the dwords whose four mask bytes are all set
+         * by vpmaskmovd, the set bytes of the other dwords one by one */
+        for (; i + 32 <= n; i += 32) {
+            __m256i clear = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(mask + i)), zero);
+            unsigned clear_bits = (unsigned)_mm256_movemask_epi8(clear);
+            if (clear_bits == 0xffffffffu) {
+                continue;
+            }
+            __m256i v = _mm256_loadu_si256((const __m256i *)(buf + i));
+            __m256i whole = _mm256_cmpeq_epi32(clear, zero);
+            _mm256_maskstore_epi32((int *)(out + i), whole, v);
+            unsigned rest = ~clear_bits & ~(unsigned)_mm256_movemask_epi8(whole);
+            for (; rest; rest &= rest - 1) {
+                int j = __builtin_ctz(rest);
+                out[i + j] = buf[i + j];
+            }
+        }
+    }
+    else if (itemsize == 2) {
+        /* the same by pairs of items */
+        for (; i + 16 <= n; i += 16) {
+            __m128i clear8 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(mask + i)),
+                                            _mm_setzero_si128());
+            unsigned clear_bits = (unsigned)_mm_movemask_epi8(clear8);
+            if (clear_bits == 0xffffu) {
+                continue;
+            }
+            __m256i whole = _mm256_cmpeq_epi32(_mm256_cvtepi8_epi16(clear8), zero);
+            _mm256_maskstore_epi32((int *)(out + 2 * i), whole,
+                                   _mm256_loadu_si256((const __m256i *)(buf + 2 * i)));
+            __m128i whole8 = _mm_packs_epi16(_mm256_castsi256_si128(whole),
+                                             _mm256_extracti128_si256(whole, 1));
+            unsigned rest = ~clear_bits & ~(unsigned)_mm_movemask_epi8(whole8) & 0xffffu;
+            for (; rest; rest &= rest - 1) {
+                int j = __builtin_ctz(rest);
+                memcpy(out + 2 * (i + j), buf + 2 * (i + j), 2);
+            }
+        }
+    }
+    else if (itemsize == 4) {
         for (; i + 8 <= n; i += 8) {
             __m256i m = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(mask + i)));
             _mm256_maskstore_epi32((int *)(out + 4 * i), _mm256_cmpgt_epi32(m, zero),
@@ -91,6 +134,54 @@ static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
     return i;
 }
 
+/* Blocks of one vector of mask bytes where the target has no masked store
+ * (NEON): a block whose
+ * mask is all set is copied whole, one all clear skipped, and a mixed one
+ * stored element by element to out or, where the mask is clear, to a dummy
+ * (a select of the address, not a branch, which a random mask would
+ * mispredict). Returns how many elements it did (whole blocks). */
+#if FC_SIMD
+#define FC_BLEND_BLOCKS(T)                                                       \
+    static inline npy_intp fc_blend_blocks_##T(T *o, const T *b, const npy_bool *mask, \
+                                              npy_intp n)                        \
+    {                                                                            \
+        const npy_intp lanes = FC_LANES_u8;                                      \
+        npy_intp i = 0, whole = n > 0 ? n - n % lanes : 0;                       \
+        T sink[1];                                                               \
+        for (; i < whole; i += lanes) {                                          \
+            fc_v_u8 m = fc_load_u8((const uint8_t *)mask + i);                   \
+            if (fc_none_set_u8(m)) {                                             \
+                continue;                                                        \
+            }                                                                    \
+            if (fc_all_set_u8(m)) {                                              \
+                memcpy(o + i, b + i, (size_t)lanes * sizeof(T));                 \
+                continue;                                                        \
+            }                                                                    \
+            for (npy_intp j = i; j < i + lanes; j++) {                           \
+                /* the address by bitwise select: written as ?:, GCC makes it \
+                 * a branch again (the dummy store being dead to it) */          \
+                uintptr_t on = (uintptr_t)0 - (uintptr_t)(mask[j] != 0);         \
+                T *dst = (T *)(((uintptr_t)(o + j) & on) | ((uintptr_t)sink & ~on)); \
+                *dst = b[j];                                                     \
+            }                                                                    \
+        }                                                                        \
+        return i;                                                                \
+    }
+#else
+#define FC_BLEND_BLOCKS(T)                                                       \
+    static inline npy_intp fc_blend_blocks_##T(T *o, const T *b, const npy_bool *mask, \
+                                              npy_intp n)                        \
+    {                                                                            \
+        (void)o; (void)b; (void)mask; (void)n;                                   \
+        return 0;                                                                \
+    }
+#endif
+FC_BLEND_BLOCKS(npy_uint8)
+FC_BLEND_BLOCKS(npy_uint16)
+FC_BLEND_BLOCKS(npy_uint32)
+FC_BLEND_BLOCKS(npy_uint64)
+#undef FC_BLEND_BLOCKS
+
 #define FC_BLEND(T)                                                              \
     static inline void fc_blend_##T(char *out, npy_intp s_out, const char *buf,  \
                                     const npy_bool *mask, npy_intp s_mask,       \
@@ -100,6 +191,9 @@ static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
         if (s_out == (npy_intp)sizeof(T) && s_mask == 1) {                       \
             T *o = (T *)out;                                                     \
             npy_intp i = fc_blend_vector((int)sizeof(T), out, buf, mask, n);     \
+            if (i == 0) {                                                        \
+                i = fc_blend_blocks_##T(o, b, mask, n);                          \
+            }                                                                    \
             for (; i < n; i++) {                                                 \
                 if (mask[i]) {                                                   \
                     o[i] = b[i];                                                 \

@@ -1,0 +1,210 @@
+/* The fused clip-and-convert loops' vector body (csrc/convert.h), written once
+ * against the vector layer (csrc/simd/): float32, float64 and int64 sources
+ * into 8- and 16-bit integers, float64 into float32, float32 into the float8s.
+ *
+ * Each step clips a group of source elements as the clip loop does (a tie
+ * keeps x), turns the group into 32-bit lanes as many as float32's (the
+ * integer cast toward zero, the float8 rounding of csrc/convert.h in lanes,
+ * the low half of an int64), and packs as many groups as a destination vector
+ * holds. The caller's bounds check keeps every value inside the destination's
+ * range, so the packs, which saturate, change none. A NaN met is reported as
+ * the scalar loop reports it (the caller hands the call to NumPy).
+ *
+ * Each returns how many elements it did (whole steps); the scalar loop of
+ * FC_CONVERT does the rest. FC_HAVE_CONVERT_VECTOR: the builds with a layer.
+ */
+#ifndef FASTCLIP_CONVERT_VECTOR_H
+#define FASTCLIP_CONVERT_VECTOR_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <numpy/npy_common.h>
+#include "simd/simd.h"
+
+#if FC_SIMD && defined(FC_SIMD_CONVERSIONS)
+
+#define FC_HAVE_CONVERT_VECTOR 1
+
+/* one group of float32 lanes: clipped (the scalar-bounds rule: lo > v ? lo :
+ * v, then hi < t ? hi : t), its NaNs noted */
+static inline fc_v_f32 fc_clip_group_f32(const float *x, fc_v_f32 lo, fc_v_f32 hi, fc_m_f32 *nan)
+{
+    fc_v_f32 v = fc_load_f32(x);
+    *nan = fc_or_mask_f32(*nan, fc_isnan_f32(v));
+    return fc_ltsel_f32(hi, fc_gtsel_f32(lo, v));
+}
+
+static inline fc_v_f64 fc_clip_vector_f64(const double *x, fc_v_f64 lo, fc_v_f64 hi, fc_m_f64 *nan)
+{
+    fc_v_f64 v = fc_load_f64(x);
+    *nan = fc_or_mask_f64(*nan, fc_isnan_f64(v));
+    return fc_ltsel_f64(hi, fc_gtsel_f64(lo, v));
+}
+
+/* the groups, each FC_LANES_f32 source elements as 32-bit lanes */
+typedef struct {
+    fc_v_f32 lo32, hi32;
+    fc_v_f64 lo64, hi64;
+    fc_v_s64 los, his;
+    fc_m_f32 nan32;
+    fc_m_f64 nan64;
+} fc_cvt_state_t;
+
+static inline fc_v_u32 fc_group_f32_int(const float *x, fc_cvt_state_t *s)
+{
+    return fc_trunc_s32_f32(fc_clip_group_f32(x, s->lo32, s->hi32, &s->nan32));
+}
+
+static inline fc_v_u32 fc_group_f64_int(const double *x, fc_cvt_state_t *s)
+{
+    fc_v_f64 a = fc_clip_vector_f64(x, s->lo64, s->hi64, &s->nan64);
+    fc_v_f64 b = fc_clip_vector_f64(x + FC_LANES_f64, s->lo64, s->hi64, &s->nan64);
+    return fc_trunc_s32_f64x2(a, b);
+}
+
+static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
+{
+    fc_v_s64 a = fc_min_s64(fc_max_s64(fc_load_s64(x), s->los), s->his);
+    fc_v_s64 b = fc_min_s64(fc_max_s64(fc_load_s64(x + FC_LANES_s64), s->los), s->his);
+    return fc_narrow_s64x2(a, b);
+}
+
+/* float32 -> a float8 format with M mantissa bits and exponent bias B, in
+ * lanes: csrc/convert.h's fc_float_to_float8, both ways and a select */
+#define FC_FLOAT8_GROUP(NAME, M, B)                                            \
+    static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s) \
+    {                                                                          \
+        fc_v_u32 u = fc_as_u32_f32(fc_clip_group_f32(x, s->lo32, s->hi32, &s->nan32)); \
+        fc_v_u32 sign = fc_and_u32(fc_srli_u32(u, 24), fc_set1_u32(0x80u));    \
+        fc_v_u32 a = fc_and_u32(u, fc_set1_u32(0x7fffffffu));                  \
+        fc_v_u32 rounded = fc_add_u32(fc_add_u32(a, fc_set1_u32((1u << (22 - (M))) - 1u)), \
+                                      fc_and_u32(fc_srli_u32(a, 23 - (M)), fc_set1_u32(1u))); \
+        fc_v_u32 normal = fc_sub_u32(fc_srli_u32(rounded, 23 - (M)),           \
+                                     fc_set1_u32((uint32_t)(127 - (B)) << (M))); \
+        fc_v_u32 subnormal = fc_round_s32_f32(                                 \
+            fc_mul_f32(fc_as_f32_u32(a), fc_set1_f32((float)(1 << ((B) - 1 + (M)))))); \
+        fc_m_u32 is_normal = fc_gt_s32(a, fc_set1_u32(((uint32_t)(127 - (B) + 1) << 23) - 1u)); \
+        return fc_or_u32(sign, fc_select_u32(is_normal, normal, subnormal));   \
+    }
+FC_FLOAT8_GROUP(float8_e4m3fn, 3, 7)
+FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
+#undef FC_FLOAT8_GROUP
+
+/* the loops: S the source's C type, GROUP its groups, PACK the destination's */
+#define FC_CVT_VECTOR_8(NAME, S, GROUP, PACK)                                  \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        const npy_intp g = FC_LANES_f32, step = 4 * FC_LANES_f32;              \
+        npy_intp i = 0, whole = n > 0 ? n - n % step : 0;                      \
+        for (; i < whole; i += step) {                                         \
+            fc_store_u8((uint8_t *)o + i,                                      \
+                        PACK(GROUP(x + i, s), GROUP(x + i + g, s),             \
+                             GROUP(x + i + 2 * g, s), GROUP(x + i + 3 * g, s))); \
+        }                                                                      \
+        return i;                                                              \
+    }
+#define FC_CVT_VECTOR_16(NAME, S, GROUP, PACK)                                 \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        const npy_intp g = FC_LANES_f32, step = 2 * FC_LANES_f32;              \
+        npy_intp i = 0, whole = n > 0 ? n - n % step : 0;                      \
+        for (; i < whole; i += step) {                                         \
+            fc_store_u16((uint16_t *)o + i, PACK(GROUP(x + i, s), GROUP(x + i + g, s))); \
+        }                                                                      \
+        return i;                                                              \
+    }
+
+FC_CVT_VECTOR_8(float_ubyte, float, fc_group_f32_int, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(float_byte, float, fc_group_f32_int, fc_pack4_s32_s8)
+FC_CVT_VECTOR_16(float_ushort, float, fc_group_f32_int, fc_pack2_u32_u16)
+FC_CVT_VECTOR_16(float_short, float, fc_group_f32_int, fc_pack2_s32_s16)
+FC_CVT_VECTOR_8(float_float8_e4m3fn, float, fc_group_f32_float8_e4m3fn, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(float_float8_e5m2, float, fc_group_f32_float8_e5m2, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(double_ubyte, double, fc_group_f64_int, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(double_byte, double, fc_group_f64_int, fc_pack4_s32_s8)
+FC_CVT_VECTOR_16(double_ushort, double, fc_group_f64_int, fc_pack2_u32_u16)
+FC_CVT_VECTOR_16(double_short, double, fc_group_f64_int, fc_pack2_s32_s16)
+FC_CVT_VECTOR_8(longlong_ubyte, int64_t, fc_group_s64_int, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(longlong_byte, int64_t, fc_group_s64_int, fc_pack4_s32_s8)
+FC_CVT_VECTOR_16(longlong_ushort, int64_t, fc_group_s64_int, fc_pack2_u32_u16)
+FC_CVT_VECTOR_16(longlong_short, int64_t, fc_group_s64_int, fc_pack2_s32_s16)
+#undef FC_CVT_VECTOR_8
+#undef FC_CVT_VECTOR_16
+
+/* float64 -> float32, to nearest even */
+static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_intp n,
+                                                  fc_cvt_state_t *s)
+{
+    const double *x = (const double *)px;
+    float *o = (float *)po;
+    const npy_intp step = FC_LANES_f32;
+    npy_intp i = 0, whole = n > 0 ? n - n % step : 0;
+    for (; i < whole; i += step) {
+        fc_v_f64 a = fc_clip_vector_f64(x + i, s->lo64, s->hi64, &s->nan64);
+        fc_v_f64 b = fc_clip_vector_f64(x + i + FC_LANES_f64, s->lo64, s->hi64, &s->nan64);
+        fc_store_f32(o + i, fc_cvt_f32_f64x2(a, b));
+    }
+    return i;
+}
+
+/* the state for a loop from source S's bounds (the other sources' fields
+ * unused) */
+static inline void fc_cvt_state_float(fc_cvt_state_t *s, float lo, float hi)
+{
+    s->lo32 = fc_set1_f32(lo);
+    s->hi32 = fc_set1_f32(hi);
+    s->nan32 = fc_isnan_f32(fc_set1_f32(0.0f));
+}
+static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
+{
+    s->lo64 = fc_set1_f64(lo);
+    s->hi64 = fc_set1_f64(hi);
+    s->nan64 = fc_isnan_f64(fc_set1_f64(0.0));
+}
+static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t hi)
+{
+    s->los = fc_set1_s64(lo);
+    s->his = fc_set1_s64(hi);
+}
+/* whether the loop met a NaN, by source */
+static inline int fc_cvt_nan_float(const fc_cvt_state_t *s) { return fc_any_mask_f32(s->nan32); }
+static inline int fc_cvt_nan_double(const fc_cvt_state_t *s) { return fc_any_mask_f64(s->nan64); }
+static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return 0; }
+
+/* long is int64 where it is 64 bits wide (not on Windows): then its loops
+ * are longlong's, else none (the scalar loop does it all) */
+#if LONG_MAX == INT64_MAX
+#define fc_cvt_state_long fc_cvt_state_longlong
+#define fc_cvt_nan_long fc_cvt_nan_longlong
+#define FC_LONG_AS_LONGLONG(D)                                             \
+    static inline npy_intp fc_cvt_vector_long_##D(const void *x, void *o, npy_intp n, \
+                                                  fc_cvt_state_t *s)           \
+    {                                                                          \
+        return fc_cvt_vector_longlong_##D(x, o, n, s);                         \
+    }
+#else
+static inline void fc_cvt_state_long(fc_cvt_state_t *s, long lo, long hi)
+{
+    (void)s; (void)lo; (void)hi;
+}
+#define fc_cvt_nan_long fc_cvt_nan_longlong
+#define FC_LONG_AS_LONGLONG(D)                                             \
+    static inline npy_intp fc_cvt_vector_long_##D(const void *x, void *o, npy_intp n, \
+                                                  fc_cvt_state_t *s)           \
+    {                                                                          \
+        (void)x; (void)o; (void)n; (void)s;                                    \
+        return 0;                                                              \
+    }
+#endif
+FC_LONG_AS_LONGLONG(ubyte)
+FC_LONG_AS_LONGLONG(byte)
+FC_LONG_AS_LONGLONG(ushort)
+FC_LONG_AS_LONGLONG(short)
+#undef FC_LONG_AS_LONGLONG
+
+#endif
+#endif

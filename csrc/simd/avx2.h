@@ -1,0 +1,211 @@
+/* The vector layer for AVX2: 256-bit vectors; a mask is a vector of lanes all
+ * ones or all zeros. Unsigned compares and 8-bit arithmetic shifts, which AVX2
+ * lacks, are built from what it has (see each). */
+#ifndef FASTCLIP_SIMD_AVX2_H
+#define FASTCLIP_SIMD_AVX2_H
+
+#include <immintrin.h>
+#include <string.h>
+#include <stdint.h>
+
+#define FC_SIMD 32
+#define FC_SIMD_NAME "avx2"
+
+/* ---- float32, float64 ---- */
+typedef __m256 fc_v_f32;
+typedef __m256 fc_m_f32;
+typedef __m256d fc_v_f64;
+typedef __m256d fc_m_f64;
+#define FC_LANES_f32 8
+#define FC_LANES_f64 4
+
+/* lanes [0, n) on: 32- and 64-bit lanes of a vector, for vmaskmov */
+static inline __m256i fc_first_lanes_32(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline __m256i fc_first_lanes_64(int n)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+static inline fc_v_f32 fc_load_f32(const float *p) { return _mm256_loadu_ps(p); }
+static inline void fc_store_f32(float *p, fc_v_f32 v) { _mm256_storeu_ps(p, v); }
+static inline fc_v_f32 fc_set1_f32(float x) { return _mm256_set1_ps(x); }
+static inline fc_v_f32 fc_load_n_f32(const float *p, int n)
+{
+    return _mm256_maskload_ps(p, fc_first_lanes_32(n));
+}
+static inline void fc_store_n_f32(float *p, int n, fc_v_f32 v)
+{
+    _mm256_maskstore_ps(p, fc_first_lanes_32(n), v);
+}
+/* vmaxps(a, b) is a > b ? a : b and vminps(a, b) a < b ? a : b: the second
+ * operand on a NaN or a tie (Intel SDM, MAXPS/MINPS) */
+static inline fc_v_f32 fc_gtsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_max_ps(a, b); }
+static inline fc_v_f32 fc_ltsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_min_ps(a, b); }
+static inline fc_m_f32 fc_isnan_f32(fc_v_f32 v) { return _mm256_cmp_ps(v, v, _CMP_UNORD_Q); }
+static inline fc_v_f32 fc_select_f32(fc_m_f32 m, fc_v_f32 a, fc_v_f32 b)
+{
+    return _mm256_blendv_ps(b, a, m);
+}
+
+static inline fc_v_f64 fc_load_f64(const double *p) { return _mm256_loadu_pd(p); }
+static inline void fc_store_f64(double *p, fc_v_f64 v) { _mm256_storeu_pd(p, v); }
+static inline fc_v_f64 fc_set1_f64(double x) { return _mm256_set1_pd(x); }
+static inline fc_v_f64 fc_load_n_f64(const double *p, int n)
+{
+    return _mm256_maskload_pd(p, fc_first_lanes_64(n));
+}
+static inline void fc_store_n_f64(double *p, int n, fc_v_f64 v)
+{
+    _mm256_maskstore_pd(p, fc_first_lanes_64(n), v);
+}
+static inline fc_v_f64 fc_gtsel_f64(fc_v_f64 a, fc_v_f64 b) { return _mm256_max_pd(a, b); }
+static inline fc_v_f64 fc_ltsel_f64(fc_v_f64 a, fc_v_f64 b) { return _mm256_min_pd(a, b); }
+static inline fc_m_f64 fc_isnan_f64(fc_v_f64 v) { return _mm256_cmp_pd(v, v, _CMP_UNORD_Q); }
+static inline fc_v_f64 fc_select_f64(fc_m_f64 m, fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm256_blendv_pd(b, a, m);
+}
+
+/* ---- 8- and 16-bit integers: one integer vector type, the lane width in
+ * the name of each operation ---- */
+typedef __m256i fc_v_u8;
+typedef __m256i fc_m_u8;
+typedef __m256i fc_v_u16;
+typedef __m256i fc_m_u16;
+#define FC_LANES_u8 32
+#define FC_LANES_u16 16
+
+static inline __m256i fc_load_i256(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline void fc_store_i256(void *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }
+
+static inline fc_v_u8 fc_load_u8(const uint8_t *p) { return fc_load_i256(p); }
+static inline void fc_store_u8(uint8_t *p, fc_v_u8 v) { fc_store_i256(p, v); }
+static inline fc_v_u8 fc_set1_u8(uint8_t x) { return _mm256_set1_epi8((char)x); }
+static inline fc_v_u8 fc_xor_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_xor_si256(a, b); }
+static inline fc_v_u8 fc_or_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_or_si256(a, b); }
+static inline fc_v_u8 fc_and_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_and_si256(a, b); }
+static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_sub_epi8(a, b); }
+/* no vpsrab: the sign fill is a signed compare with zero */
+static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a)
+{
+    return _mm256_cmpgt_epi8(_mm256_setzero_si256(), a);
+}
+static inline fc_m_u8 fc_gt_s8(fc_v_u8 a, fc_v_u8 b) { return _mm256_cmpgt_epi8(a, b); }
+/* no unsigned compare: a >= b unsigned is max(a, b) == a */
+static inline fc_m_u8 fc_geu_u8(fc_v_u8 a, fc_v_u8 b)
+{
+    return _mm256_cmpeq_epi8(_mm256_max_epu8(a, b), a);
+}
+static inline fc_v_u8 fc_select_u8(fc_m_u8 m, fc_v_u8 a, fc_v_u8 b)
+{
+    return _mm256_blendv_epi8(b, a, m);
+}
+
+/* a vector of where= mask bytes (nonzero: set): every lane set, none set */
+static inline int fc_all_set_u8(fc_v_u8 m)
+{
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256())) == 0;
+}
+static inline int fc_none_set_u8(fc_v_u8 m) { return _mm256_testz_si256(m, m); }
+
+static inline fc_v_u16 fc_load_u16(const uint16_t *p) { return fc_load_i256(p); }
+static inline void fc_store_u16(uint16_t *p, fc_v_u16 v) { fc_store_i256(p, v); }
+static inline fc_v_u16 fc_set1_u16(uint16_t x) { return _mm256_set1_epi16((short)x); }
+static inline fc_v_u16 fc_xor_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_xor_si256(a, b); }
+static inline fc_v_u16 fc_or_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_or_si256(a, b); }
+static inline fc_v_u16 fc_and_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_and_si256(a, b); }
+static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_sub_epi16(a, b); }
+static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a) { return _mm256_srai_epi16(a, 15); }
+static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b) { return _mm256_cmpgt_epi16(a, b); }
+static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b)
+{
+    return _mm256_cmpeq_epi16(_mm256_max_epu16(a, b), a);
+}
+static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b)
+{
+    return _mm256_blendv_epi8(b, a, m);
+}
+
+/* ---- what the fused conversions need (csrc/convert_vector.h) ---- */
+#define FC_SIMD_CONVERSIONS 1
+/*
+ * fc_v_u32: 32-bit integer lanes, as many as float32's; fc_v_s64: 64-bit */
+typedef __m256i fc_v_u32;
+typedef __m256i fc_m_u32;
+typedef __m256i fc_v_s64;
+#define FC_LANES_s64 4
+
+static inline fc_m_f32 fc_or_mask_f32(fc_m_f32 a, fc_m_f32 b) { return _mm256_or_ps(a, b); }
+static inline int fc_any_mask_f32(fc_m_f32 m) { return _mm256_movemask_ps(m) != 0; }
+static inline fc_m_f64 fc_or_mask_f64(fc_m_f64 a, fc_m_f64 b) { return _mm256_or_pd(a, b); }
+static inline int fc_any_mask_f64(fc_m_f64 m) { return _mm256_movemask_pd(m) != 0; }
+static inline fc_v_f32 fc_mul_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_mul_ps(a, b); }
+/* toward zero, as C's cast; to nearest even (the default rounding mode) */
+static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm256_cvttps_epi32(v); }
+static inline fc_v_u32 fc_round_s32_f32(fc_v_f32 v) { return _mm256_cvtps_epi32(v); }
+static inline fc_v_u32 fc_as_u32_f32(fc_v_f32 v) { return _mm256_castps_si256(v); }
+static inline fc_v_f32 fc_as_f32_u32(fc_v_u32 v) { return _mm256_castsi256_ps(v); }
+static inline fc_v_u32 fc_set1_u32(uint32_t x) { return _mm256_set1_epi32((int)x); }
+static inline fc_v_u32 fc_and_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_and_si256(a, b); }
+static inline fc_v_u32 fc_or_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_or_si256(a, b); }
+static inline fc_v_u32 fc_add_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_add_epi32(a, b); }
+static inline fc_v_u32 fc_sub_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_sub_epi32(a, b); }
+#define fc_srli_u32(v, k) _mm256_srli_epi32((v), (k))
+static inline fc_m_u32 fc_gt_s32(fc_v_u32 a, fc_v_u32 b) { return _mm256_cmpgt_epi32(a, b); }
+static inline fc_v_u32 fc_select_u32(fc_m_u32 m, fc_v_u32 a, fc_v_u32 b)
+{
+    return _mm256_blendv_epi8(b, a, m);
+}
+/* two float64 vectors -> one vector of float32's lane count */
+static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm256_set_m128i(_mm256_cvttpd_epi32(b), _mm256_cvttpd_epi32(a));
+}
+static inline fc_v_f32 fc_cvt_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm256_set_m128(_mm256_cvtpd_ps(b), _mm256_cvtpd_ps(a));
+}
+/* int64: no vpminsq/vpmaxsq before AVX-512, so compare and blend */
+static inline fc_v_s64 fc_load_s64(const int64_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline fc_v_s64 fc_set1_s64(int64_t x) { return _mm256_set1_epi64x(x); }
+static inline fc_v_s64 fc_max_s64(fc_v_s64 a, fc_v_s64 b)
+{
+    return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b));
+}
+static inline fc_v_s64 fc_min_s64(fc_v_s64 a, fc_v_s64 b)
+{
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+/* the low 32 bits of each lane of two int64 vectors, in order */
+static inline fc_v_u32 fc_narrow_s64x2(fc_v_s64 a, fc_v_s64 b)
+{
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256i pa = _mm256_permutevar8x32_epi32(a, even), pb = _mm256_permutevar8x32_epi32(b, even);
+    return _mm256_permute2x128_si256(pa, pb, 0x20);
+}
+/* 32-bit lanes whose values fit the destination, narrowed and in order:
+ * four vectors into bytes (unsigned or signed values), two into 16 bits */
+static inline fc_v_u8 fc_pack4_u32_u8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    /* the packs work within 128-bit halves: a0 b0 c0 d0 | a1 b1 c1 d1 by dwords */
+    __m256i v = _mm256_packus_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+    return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+static inline fc_v_u8 fc_pack4_s32_s8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+    return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+static inline fc_v_u16 fc_pack2_u32_u16(fc_v_u32 a, fc_v_u32 b)
+{
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
+}
+static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b)
+{
+    return _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8);
+}
+
+#endif

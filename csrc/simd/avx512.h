@@ -1,0 +1,103 @@
+/* The vector layer for AVX-512 F/BW/VL/DQ: 512-bit vectors, masks in mask
+ * registers (one bit a lane), so a partial load or store and a select are one
+ * instruction each. */
+#ifndef FASTCLIP_SIMD_AVX512_H
+#define FASTCLIP_SIMD_AVX512_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#define FC_SIMD 64
+#define FC_SIMD_NAME "avx512"
+
+/* ---- float32, float64 ---- */
+typedef __m512 fc_v_f32;
+typedef __mmask16 fc_m_f32;
+typedef __m512d fc_v_f64;
+typedef __mmask8 fc_m_f64;
+#define FC_LANES_f32 16
+#define FC_LANES_f64 8
+
+static inline fc_v_f32 fc_load_f32(const float *p) { return _mm512_loadu_ps(p); }
+static inline void fc_store_f32(float *p, fc_v_f32 v) { _mm512_storeu_ps(p, v); }
+static inline fc_v_f32 fc_set1_f32(float x) { return _mm512_set1_ps(x); }
+static inline fc_v_f32 fc_load_n_f32(const float *p, int n)
+{
+    return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1), p);
+}
+static inline void fc_store_n_f32(float *p, int n, fc_v_f32 v)
+{
+    _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), v);
+}
+/* vmaxps(a, b) is a > b ? a : b and vminps(a, b) a < b ? a : b: the second
+ * operand on a NaN or a tie (Intel SDM, MAXPS/MINPS) */
+static inline fc_v_f32 fc_gtsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm512_max_ps(a, b); }
+static inline fc_v_f32 fc_ltsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm512_min_ps(a, b); }
+static inline fc_m_f32 fc_isnan_f32(fc_v_f32 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+static inline fc_v_f32 fc_select_f32(fc_m_f32 m, fc_v_f32 a, fc_v_f32 b)
+{
+    return _mm512_mask_blend_ps(m, b, a);
+}
+
+static inline fc_v_f64 fc_load_f64(const double *p) { return _mm512_loadu_pd(p); }
+static inline void fc_store_f64(double *p, fc_v_f64 v) { _mm512_storeu_pd(p, v); }
+static inline fc_v_f64 fc_set1_f64(double x) { return _mm512_set1_pd(x); }
+static inline fc_v_f64 fc_load_n_f64(const double *p, int n)
+{
+    return _mm512_maskz_loadu_pd((__mmask8)((1u << n) - 1), p);
+}
+static inline void fc_store_n_f64(double *p, int n, fc_v_f64 v)
+{
+    _mm512_mask_storeu_pd(p, (__mmask8)((1u << n) - 1), v);
+}
+static inline fc_v_f64 fc_gtsel_f64(fc_v_f64 a, fc_v_f64 b) { return _mm512_max_pd(a, b); }
+static inline fc_v_f64 fc_ltsel_f64(fc_v_f64 a, fc_v_f64 b) { return _mm512_min_pd(a, b); }
+static inline fc_m_f64 fc_isnan_f64(fc_v_f64 v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
+static inline fc_v_f64 fc_select_f64(fc_m_f64 m, fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm512_mask_blend_pd(m, b, a);
+}
+
+/* ---- 8- and 16-bit integers ---- */
+typedef __m512i fc_v_u8;
+typedef __mmask64 fc_m_u8;
+typedef __m512i fc_v_u16;
+typedef __mmask32 fc_m_u16;
+#define FC_LANES_u8 64
+#define FC_LANES_u16 32
+
+static inline fc_v_u8 fc_load_u8(const uint8_t *p) { return _mm512_loadu_si512((const void *)p); }
+static inline void fc_store_u8(uint8_t *p, fc_v_u8 v) { _mm512_storeu_si512((void *)p, v); }
+static inline fc_v_u8 fc_set1_u8(uint8_t x) { return _mm512_set1_epi8((char)x); }
+static inline fc_v_u8 fc_xor_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_xor_si512(a, b); }
+static inline fc_v_u8 fc_or_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_or_si512(a, b); }
+static inline fc_v_u8 fc_and_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_and_si512(a, b); }
+static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_sub_epi8(a, b); }
+static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a) { return _mm512_movm_epi8(_mm512_movepi8_mask(a)); }
+static inline fc_m_u8 fc_gt_s8(fc_v_u8 a, fc_v_u8 b) { return _mm512_cmpgt_epi8_mask(a, b); }
+static inline fc_m_u8 fc_geu_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_cmpge_epu8_mask(a, b); }
+static inline fc_v_u8 fc_select_u8(fc_m_u8 m, fc_v_u8 a, fc_v_u8 b)
+{
+    return _mm512_mask_blend_epi8(m, b, a);
+}
+
+/* a vector of where= mask bytes (nonzero: set): every lane set, none set */
+static inline int fc_all_set_u8(fc_v_u8 m) { return _mm512_test_epi8_mask(m, m) == ~(__mmask64)0; }
+static inline int fc_none_set_u8(fc_v_u8 m) { return _mm512_test_epi8_mask(m, m) == 0; }
+
+static inline fc_v_u16 fc_load_u16(const uint16_t *p) { return _mm512_loadu_si512((const void *)p); }
+static inline void fc_store_u16(uint16_t *p, fc_v_u16 v) { _mm512_storeu_si512((void *)p, v); }
+static inline fc_v_u16 fc_set1_u16(uint16_t x) { return _mm512_set1_epi16((short)x); }
+static inline fc_v_u16 fc_xor_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_xor_si512(a, b); }
+static inline fc_v_u16 fc_or_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_or_si512(a, b); }
+static inline fc_v_u16 fc_and_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_and_si512(a, b); }
+static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_sub_epi16(a, b); }
+static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a) { return _mm512_srai_epi16(a, 15); }
+static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b) { return _mm512_cmpgt_epi16_mask(a, b); }
+static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_cmpge_epu16_mask(a, b); }
+static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b)
+{
+    return _mm512_mask_blend_epi16(m, b, a);
+}
+
+#endif

@@ -1,0 +1,114 @@
+/* The vector layer for aarch64 ASIMD (NEON): 128-bit vectors; a mask is a
+ * vector of lanes all ones or all zeros. NEON has no partial loads or stores:
+ * the first n lanes go through a vector-sized buffer. Its fmax/fmin return a
+ * NaN operand (quieted), not C's ?:, so the selects are compare and bsl. */
+#ifndef FASTCLIP_SIMD_NEON_H
+#define FASTCLIP_SIMD_NEON_H
+
+#include <arm_neon.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FC_SIMD 16
+#define FC_SIMD_NAME "neon"
+
+/* ---- float32, float64 ---- */
+typedef float32x4_t fc_v_f32;
+typedef uint32x4_t fc_m_f32;
+typedef float64x2_t fc_v_f64;
+typedef uint64x2_t fc_m_f64;
+#define FC_LANES_f32 4
+#define FC_LANES_f64 2
+
+static inline fc_v_f32 fc_load_f32(const float *p) { return vld1q_f32(p); }
+static inline void fc_store_f32(float *p, fc_v_f32 v) { vst1q_f32(p, v); }
+static inline fc_v_f32 fc_set1_f32(float x) { return vdupq_n_f32(x); }
+static inline fc_v_f32 fc_load_n_f32(const float *p, int n)
+{
+    float buf[4] = {0};
+    memcpy(buf, p, (size_t)n * sizeof(float));
+    return vld1q_f32(buf);
+}
+static inline void fc_store_n_f32(float *p, int n, fc_v_f32 v)
+{
+    float buf[4];
+    vst1q_f32(buf, v);
+    memcpy(p, buf, (size_t)n * sizeof(float));
+}
+static inline fc_v_f32 fc_gtsel_f32(fc_v_f32 a, fc_v_f32 b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+static inline fc_v_f32 fc_ltsel_f32(fc_v_f32 a, fc_v_f32 b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+static inline fc_m_f32 fc_isnan_f32(fc_v_f32 v) { return vmvnq_u32(vceqq_f32(v, v)); }
+static inline fc_v_f32 fc_select_f32(fc_m_f32 m, fc_v_f32 a, fc_v_f32 b) { return vbslq_f32(m, a, b); }
+
+static inline fc_v_f64 fc_load_f64(const double *p) { return vld1q_f64(p); }
+static inline void fc_store_f64(double *p, fc_v_f64 v) { vst1q_f64(p, v); }
+static inline fc_v_f64 fc_set1_f64(double x) { return vdupq_n_f64(x); }
+static inline fc_v_f64 fc_load_n_f64(const double *p, int n)
+{
+    double buf[2] = {0};
+    memcpy(buf, p, (size_t)n * sizeof(double));
+    return vld1q_f64(buf);
+}
+static inline void fc_store_n_f64(double *p, int n, fc_v_f64 v)
+{
+    double buf[2];
+    vst1q_f64(buf, v);
+    memcpy(p, buf, (size_t)n * sizeof(double));
+}
+static inline fc_v_f64 fc_gtsel_f64(fc_v_f64 a, fc_v_f64 b) { return vbslq_f64(vcgtq_f64(a, b), a, b); }
+static inline fc_v_f64 fc_ltsel_f64(fc_v_f64 a, fc_v_f64 b) { return vbslq_f64(vcltq_f64(a, b), a, b); }
+static inline fc_m_f64 fc_isnan_f64(fc_v_f64 v)
+{
+    return vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(v, v))));
+}
+static inline fc_v_f64 fc_select_f64(fc_m_f64 m, fc_v_f64 a, fc_v_f64 b) { return vbslq_f64(m, a, b); }
+
+/* ---- 8- and 16-bit integers ---- */
+typedef uint8x16_t fc_v_u8;
+typedef uint8x16_t fc_m_u8;
+typedef uint16x8_t fc_v_u16;
+typedef uint16x8_t fc_m_u16;
+#define FC_LANES_u8 16
+#define FC_LANES_u16 8
+
+static inline fc_v_u8 fc_load_u8(const uint8_t *p) { return vld1q_u8(p); }
+static inline void fc_store_u8(uint8_t *p, fc_v_u8 v) { vst1q_u8(p, v); }
+static inline fc_v_u8 fc_set1_u8(uint8_t x) { return vdupq_n_u8(x); }
+static inline fc_v_u8 fc_xor_u8(fc_v_u8 a, fc_v_u8 b) { return veorq_u8(a, b); }
+static inline fc_v_u8 fc_or_u8(fc_v_u8 a, fc_v_u8 b) { return vorrq_u8(a, b); }
+static inline fc_v_u8 fc_and_u8(fc_v_u8 a, fc_v_u8 b) { return vandq_u8(a, b); }
+static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return vsubq_u8(a, b); }
+static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a)
+{
+    return vreinterpretq_u8_s8(vshrq_n_s8(vreinterpretq_s8_u8(a), 7));
+}
+static inline fc_m_u8 fc_gt_s8(fc_v_u8 a, fc_v_u8 b)
+{
+    return vcgtq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b));
+}
+static inline fc_m_u8 fc_geu_u8(fc_v_u8 a, fc_v_u8 b) { return vcgeq_u8(a, b); }
+static inline fc_v_u8 fc_select_u8(fc_m_u8 m, fc_v_u8 a, fc_v_u8 b) { return vbslq_u8(m, a, b); }
+
+/* a vector of where= mask bytes (nonzero: set): every lane set, none set */
+static inline int fc_all_set_u8(fc_v_u8 m) { return vminvq_u8(m) != 0; }
+static inline int fc_none_set_u8(fc_v_u8 m) { return vmaxvq_u8(m) == 0; }
+
+static inline fc_v_u16 fc_load_u16(const uint16_t *p) { return vld1q_u16(p); }
+static inline void fc_store_u16(uint16_t *p, fc_v_u16 v) { vst1q_u16(p, v); }
+static inline fc_v_u16 fc_set1_u16(uint16_t x) { return vdupq_n_u16(x); }
+static inline fc_v_u16 fc_xor_u16(fc_v_u16 a, fc_v_u16 b) { return veorq_u16(a, b); }
+static inline fc_v_u16 fc_or_u16(fc_v_u16 a, fc_v_u16 b) { return vorrq_u16(a, b); }
+static inline fc_v_u16 fc_and_u16(fc_v_u16 a, fc_v_u16 b) { return vandq_u16(a, b); }
+static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return vsubq_u16(a, b); }
+static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a)
+{
+    return vreinterpretq_u16_s16(vshrq_n_s16(vreinterpretq_s16_u16(a), 15));
+}
+static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b)
+{
+    return vcgtq_s16(vreinterpretq_s16_u16(a), vreinterpretq_s16_u16(b));
+}
+static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b) { return vcgeq_u16(a, b); }
+static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b) { return vbslq_u16(m, a, b); }
+
+#endif

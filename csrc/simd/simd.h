@@ -1,0 +1,42 @@
+/* The vector layer: one set of vector operations over each SIMD target, so
+ * that an algorithm is written once against it (csrc/float_bounds.h,
+ * csrc/keyed.h, csrc/masked.h) instead of once per instruction set, as NumPy's
+ * universal intrinsics do (numpy/_core/src/common/simd/).
+ *
+ * The target comes from the compiler's own macros, so each kernel build
+ * (fastclip/_kernels.pyx.in, compiled per target) gets its own:
+ *   avx512.h  AVX-512 F/BW/VL/DQ, 512-bit vectors and mask registers
+ *   avx2.h    AVX2 (+FMA, F16C), 256-bit vectors, masks as vectors
+ *   neon.h    aarch64 ASIMD, 128-bit vectors, masks as vectors
+ * and no vector layer (FC_SIMD 0) otherwise: the algorithms' portable loops.
+ *
+ * What each target header defines, for the lane types T used here
+ * (u8 s8 u16 s16 u32 s32 u64 f32 f64; not all operations for all types):
+ *   fc_v_T, fc_m_T        a vector, and a mask of its lanes
+ *   FC_LANES_T            lanes in a vector
+ *   fc_load_T(p), fc_store_T(p, v), fc_set1_T(x): unaligned, whole vectors
+ *   fc_load_n_T(p, n), fc_store_n_T(p, n, v): the first n lanes only
+ *       (0 <= n < lanes): nothing beyond them is read or written
+ *   fc_select_T(m, a, b)  m ? a : b, lane by lane
+ *   f32, f64: fc_gtsel(a, b) = a > b ? a : b and fc_ltsel(a, b) = a < b ? a : b
+ *       (b on a NaN or a tie, as C's ?: and x86's max/min), fc_isnan(v)
+ *   ints: fc_min, fc_max, fc_xor, fc_or, fc_and, fc_sub, fc_add,
+ *       fc_geu (unsigned a >= b), fc_gt (signed a > b), fc_signfill (each lane
+ *       all ones where negative)
+ *   u8: fc_all_set, fc_none_set: whether every lane, or none, is nonzero
+ */
+#ifndef FASTCLIP_SIMD_H
+#define FASTCLIP_SIMD_H
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
+#include "avx512.h"
+#elif defined(__AVX2__)
+#include "avx2.h"
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#include "neon.h"
+#else
+#define FC_SIMD 0
+#define FC_SIMD_NAME "none"
+#endif
+
+#endif
