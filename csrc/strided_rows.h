@@ -1,36 +1,34 @@
-/* Strided rows with scalar bounds at 512 bits, for the integer and IEEE float
- * rows of the dtype table (the 16- and 8-bit floats compared through order
- * keys keep their own loops).
- *
- * Two layouts the walk (csrc/walk.h) meets in N-d views:
+/* Strided rows with scalar bounds, for the integer and IEEE float rows of the
+ * dtype table (the 16- and 8-bit floats compared through order keys keep their
+ * own loops). Two layouts the walk (csrc/walk.h) meets in N-d views:
  *
  * - x and out at the same stride of s elements, 1 <= |s| <= 8: in place on a
- *   view such as x[::-1, :, ::3], or a view into a view of the same shape.
- *   Each vector of the row's span (first element to last) is loaded and
- *   stored under a mask of the lanes that hold an element, every s-th lane at
- *   a phase that steps by 64 bytes mod s from one vector to the next. Masked
- *   loads and stores touch no lane outside the mask, so nothing between or
- *   beyond the elements is read or written. With s = 1 this is a short
- *   contiguous row (x[..., 1:]) in one or a few masked vectors, where a call
- *   of the contiguous kernel a row paid its start and scalar tail each time.
- * - x at twice out's stride, out contiguous: x[..., ::2] into a new result.
- *   Two vectors of x make one of out (a two-source permute of the even
- *   lanes; bytes, without AVX512-VBMI's vpermt2b, by vpackuswb of the 16-bit
- *   lanes' low bytes and a qword permute).
+ *   view such as x[::-1, :, ::3], a view into a view of the same shape, or
+ *   (s = 1) short contiguous rows such as x[..., 1:];
+ * - x at twice out's stride, out contiguous: x[..., ::2] into a new result,
+ *   two vectors of x making one of out (their even lanes).
  *
- * Before these, short strided rows were gathered to a buffer one element at
- * a time and scattered back the same way: uint8 x[::-1, :, ::3] of
- * (64, 128, 128) in place took 150 us, np.clip 168 us (one thread).
+ * Two algorithms, because of what the targets can store:
+ * - AVX-512: every lane under a mask register, so each row is masked
+ *   vectors over its span (every s-th lane at a phase that steps from vector
+ *   to vector), nothing between or beyond the elements read or written;
+ * - AVX2 and NEON (the vector layer's fc_vi): no byte-masked stores, so only
+ *   rows that whole vectors cover: short contiguous rows (s = 1) of at least
+ *   one vector, their last vector overlapping the one before (it writes the
+ *   same values again), and x[..., ::2] with its last step's second vector
+ *   read one element early and its odd lanes taken, so nothing past the
+ *   row's last element is read. Other rows: 0, the caller's loops.
  *
- * The clip is NumPy's: ints max then min; floats vmaxps(lo, x), which is
- * lo > x ? lo : x, the second operand (x) on a NaN or a tie (Intel SDM,
- * MAXPS), then vminps(hi, t). NaN bounds never get here (the callers fill).
+ * The clip is NumPy's scalar-bounds rule: ints max then min; floats
+ * max(lo, x), which is lo > x ? lo : x (x on a NaN or a tie), then min(hi, t).
+ * NaN bounds never get here (the callers fill).
  *
- * Compiled into each SIMD build; only the AVX-512 one defines the loops
- * (FC_HAVE_STRIDED_ROWS_512).
+ * FC_HAVE_STRIDED_ROWS: a build with either.
  */
 #ifndef FASTCLIP_STRIDED_ROWS_H
 #define FASTCLIP_STRIDED_ROWS_H
+
+#include "simd/simd.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
@@ -38,7 +36,7 @@
 #include <string.h>
 #include <numpy/npy_common.h>
 
-#define FC_HAVE_STRIDED_ROWS_512 1
+#define FC_HAVE_STRIDED_ROWS 1
 
 /* Every function here is inlined into its caller, which passes the width and
  * kind as constants, so that each switch below folds away: called, the
@@ -239,10 +237,10 @@ FC_ROWS_INLINE void fc_halving_rows_512(int w, int kind, char *px, char *po, npy
  * 3.8 us there, 3.2 us here); for wider items the two timed within this
  * machine's noise (float32 9.3-12.3 us, float64 47-54 us, each way), and the
  * compiled loop stays. */
-FC_ROWS_INLINE int fc_strided_rows_512(int w, int kind, char *px, char *po, npy_intp n,
-                                      npy_intp sx, npy_intp so, npy_intp count,
-                                      npy_intp row_sx, npy_intp row_so,
-                                      const void *lo, const void *hi, npy_intp short_row_bytes)
+FC_ROWS_INLINE int fc_strided_rows(int w, int kind, char *px, char *po, npy_intp n,
+                                  npy_intp sx, npy_intp so, npy_intp count,
+                                  npy_intp row_sx, npy_intp row_so,
+                                  const void *lo, const void *hi, npy_intp short_row_bytes)
 {
     if (n <= 0 || count <= 0) {
         return 1;                           /* nothing to clip */
@@ -256,6 +254,81 @@ FC_ROWS_INLINE int fc_strided_rows_512(int w, int kind, char *px, char *po, npy_
     if (sx == 2 * w && so == w && (w == 1 || n * w <= short_row_bytes)) {
         fc_halving_rows_512(w, kind, px, po, n, count, row_sx, row_so,
                             fc_set1_512(w, lo), fc_set1_512(w, hi));
+        return 1;
+    }
+    return 0;
+}
+
+#elif defined(FC_VI_BYTES)      /* the vector layer of AVX2 and NEON */
+
+#define FC_HAVE_STRIDED_ROWS 1
+
+#if defined(_MSC_VER)
+#define FC_ROWS_INLINE static __forceinline
+#else
+#define FC_ROWS_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* count short contiguous rows of n >= lanes elements */
+FC_ROWS_INLINE void fc_short_rows_vector(int w, int kind, char *px, char *po, npy_intp n,
+                                         npy_intp count, npy_intp row_sx, npy_intp row_so,
+                                         fc_vi lo, fc_vi hi)
+{
+    const npy_intp lanes = FC_VI_BYTES / w, last = (n - lanes) * w;
+    for (npy_intp r = 0; r < count; r++) {
+        char *x = px + r * row_sx, *o = po + r * row_so;
+        npy_intp b = 0;
+        for (; b < last; b += FC_VI_BYTES) {
+            fc_vi_store(o + b, fc_vi_clip(w, kind, fc_vi_load(x + b), lo, hi));
+        }
+        /* the last vector ends at the row's end; in place it reads values
+         * already clipped, which clip to themselves */
+        fc_vi_store(o + last, fc_vi_clip(w, kind, fc_vi_load(x + last), lo, hi));
+    }
+}
+
+/* count rows of n >= lanes elements, x at a stride of two elements, out
+ * contiguous */
+FC_ROWS_INLINE void fc_halving_rows_vector(int w, int kind, char *px, char *po, npy_intp n,
+                                           npy_intp count, npy_intp row_sx, npy_intp row_so,
+                                           fc_vi lo, fc_vi hi)
+{
+    const npy_intp lanes = FC_VI_BYTES / w;
+    for (npy_intp r = 0; r < count; r++) {
+        char *x = px + r * row_sx, *o = po + r * row_so;
+        npy_intp i = 0;
+        /* while another element follows the step's last, the odd lane after
+         * it is inside the row */
+        for (; i + lanes < n; i += lanes) {
+            fc_vi a = fc_vi_load(x + 2 * i * w), b = fc_vi_load(x + (2 * i + lanes) * w);
+            fc_vi_store(o + i * w, fc_vi_clip(w, kind, fc_vi_even(w, a, b, 0), lo, hi));
+        }
+        i = n - lanes;
+        fc_vi a = fc_vi_load(x + 2 * i * w), b = fc_vi_load(x + (2 * i + lanes - 1) * w);
+        fc_vi_store(o + i * w, fc_vi_clip(w, kind, fc_vi_even(w, a, b, 1), lo, hi));
+    }
+}
+
+FC_ROWS_INLINE int fc_strided_rows(int w, int kind, char *px, char *po, npy_intp n,
+                                  npy_intp sx, npy_intp so, npy_intp count,
+                                  npy_intp row_sx, npy_intp row_so,
+                                  const void *lo, const void *hi, npy_intp short_row_bytes)
+{
+    const npy_intp lanes = FC_VI_BYTES / w;
+    if (n <= 0 || count <= 0) {
+        return 1;                           /* nothing to clip */
+    }
+    if (n < lanes) {
+        return 0;
+    }
+    if (sx == w && so == w && n * w <= short_row_bytes) {
+        fc_short_rows_vector(w, kind, px, po, n, count, row_sx, row_so,
+                             fc_vi_set1(w, lo), fc_vi_set1(w, hi));
+        return 1;
+    }
+    if (sx == 2 * w && so == w && (w == 1 || n * w <= short_row_bytes)) {
+        fc_halving_rows_vector(w, kind, px, po, n, count, row_sx, row_so,
+                               fc_vi_set1(w, lo), fc_vi_set1(w, hi));
         return 1;
     }
     return 0;

@@ -208,4 +208,83 @@ static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b)
     return _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8);
 }
 
+/* ---- strided rows (csrc/strided_rows.h): a vector of any lane width w in
+ * bytes, the clip and the even lanes chosen by w and kind (0 signed int,
+ * 1 unsigned int, 2 IEEE float), constants where the caller inlines ---- */
+typedef __m256i fc_vi;
+#define FC_VI_BYTES 32
+
+static inline fc_vi fc_vi_load(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline void fc_vi_store(void *p, fc_vi v) { _mm256_storeu_si256((__m256i *)p, v); }
+static inline fc_vi fc_vi_set1(int w, const void *value)
+{
+    uint64_t v = 0;
+    memcpy(&v, value, (size_t)w);
+    switch (w) {
+    case 1: return _mm256_set1_epi8((char)v);
+    case 2: return _mm256_set1_epi16((short)v);
+    case 4: return _mm256_set1_epi32((int)v);
+    default: return _mm256_set1_epi64x((long long)v);
+    }
+}
+/* the scalar-bounds clip, x < lo ? lo : x, then t > hi ? hi : t: vmaxps(lo,
+ * x) is lo > x ? lo : x (x on a NaN or a tie), vminps(hi, t) hi < t ? hi : t */
+static inline fc_vi fc_vi_clip(int w, int kind, fc_vi x, fc_vi lo, fc_vi hi)
+{
+    if (kind == 2 && w == 4) {
+        __m256 t = _mm256_max_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(x));
+        return _mm256_castps_si256(_mm256_min_ps(_mm256_castsi256_ps(hi), t));
+    }
+    if (kind == 2) {
+        __m256d t = _mm256_max_pd(_mm256_castsi256_pd(lo), _mm256_castsi256_pd(x));
+        return _mm256_castpd_si256(_mm256_min_pd(_mm256_castsi256_pd(hi), t));
+    }
+    if (w == 8) {       /* no 64-bit min/max: compares (unsigned: with the sign flipped) */
+        __m256i bias = _mm256_set1_epi64x(kind == 1 ? (long long)0x8000000000000000ull : 0);
+        __m256i xb = _mm256_xor_si256(x, bias), lb = _mm256_xor_si256(lo, bias);
+        __m256i hb = _mm256_xor_si256(hi, bias);
+        __m256i t = _mm256_blendv_epi8(x, lo, _mm256_cmpgt_epi64(lb, xb));
+        __m256i tb = _mm256_xor_si256(t, bias);
+        return _mm256_blendv_epi8(t, hi, _mm256_cmpgt_epi64(tb, hb));
+    }
+    switch (w * 2 + kind) {
+    case 2: return _mm256_min_epi8(hi, _mm256_max_epi8(lo, x));
+    case 3: return _mm256_min_epu8(hi, _mm256_max_epu8(lo, x));
+    case 4: return _mm256_min_epi16(hi, _mm256_max_epi16(lo, x));
+    case 5: return _mm256_min_epu16(hi, _mm256_max_epu16(lo, x));
+    case 8: return _mm256_min_epi32(hi, _mm256_max_epi32(lo, x));
+    default: return _mm256_min_epu32(hi, _mm256_max_epu32(lo, x));
+    }
+}
+/* the even lanes of a, then the even lanes of b (odd_b: its odd lanes); the
+ * packs and shuffles work within 128-bit halves, so a qword permute puts the
+ * halves in order */
+static inline fc_vi fc_vi_even(int w, fc_vi a, fc_vi b, int odd_b)
+{
+    __m256i v;
+    switch (w) {
+    case 1: {
+        __m256i low = _mm256_set1_epi16(0x00ff);
+        v = _mm256_packus_epi16(_mm256_and_si256(a, low),
+                                odd_b ? _mm256_srli_epi16(b, 8) : _mm256_and_si256(b, low));
+        break;
+    }
+    case 2: {
+        __m256i low = _mm256_set1_epi32(0x0000ffff);
+        v = _mm256_packus_epi32(_mm256_and_si256(a, low),
+                                odd_b ? _mm256_srli_epi32(b, 16) : _mm256_and_si256(b, low));
+        break;
+    }
+    case 4:
+        v = _mm256_castps_si256(odd_b
+            ? _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), 0xd8)
+            : _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), 0x88));
+        break;
+    default:
+        v = odd_b ? _mm256_blend_epi32(a, b, 0xcc) : _mm256_unpacklo_epi64(a, b);
+        break;
+    }
+    return _mm256_permute4x64_epi64(v, 0xd8);
+}
+
 #endif

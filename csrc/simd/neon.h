@@ -111,4 +111,69 @@ static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b)
 static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b) { return vcgeq_u16(a, b); }
 static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b) { return vbslq_u16(m, a, b); }
 
+/* ---- strided rows (csrc/strided_rows.h): a vector of any lane width w in
+ * bytes, the clip and the even lanes chosen by w and kind (0 signed int,
+ * 1 unsigned int, 2 IEEE float), constants where the caller inlines ---- */
+typedef uint8x16_t fc_vi;
+#define FC_VI_BYTES 16
+
+static inline fc_vi fc_vi_load(const void *p) { return vld1q_u8((const uint8_t *)p); }
+static inline void fc_vi_store(void *p, fc_vi v) { vst1q_u8((uint8_t *)p, v); }
+static inline fc_vi fc_vi_set1(int w, const void *value)
+{
+    uint64_t v = 0;
+    memcpy(&v, value, (size_t)w);
+    switch (w) {
+    case 1: return vdupq_n_u8((uint8_t)v);
+    case 2: return vreinterpretq_u8_u16(vdupq_n_u16((uint16_t)v));
+    case 4: return vreinterpretq_u8_u32(vdupq_n_u32((uint32_t)v));
+    default: return vreinterpretq_u8_u64(vdupq_n_u64(v));
+    }
+}
+#define FC_NEON_CLIP(SUF, VT, CMPT)                                            \
+    do {                                                                       \
+        VT xx = vreinterpretq_##SUF##_u8(x), ll = vreinterpretq_##SUF##_u8(lo); \
+        VT hh = vreinterpretq_##SUF##_u8(hi);                                  \
+        VT t = vbslq_##SUF(vcltq_##SUF(xx, ll), ll, xx);                       \
+        return vreinterpretq_u8_##SUF(vbslq_##SUF(vcgtq_##SUF(t, hh), hh, t)); \
+    } while (0)
+/* the scalar-bounds clip, x < lo ? lo : x, then t > hi ? hi : t, as compares
+ * and bsl (a NaN x compares false: x) */
+static inline fc_vi fc_vi_clip(int w, int kind, fc_vi x, fc_vi lo, fc_vi hi)
+{
+    switch (w * 4 + kind) {
+    case 4: FC_NEON_CLIP(s8, int8x16_t, uint8x16_t);
+    case 5: FC_NEON_CLIP(u8, uint8x16_t, uint8x16_t);
+    case 8: FC_NEON_CLIP(s16, int16x8_t, uint16x8_t);
+    case 9: FC_NEON_CLIP(u16, uint16x8_t, uint16x8_t);
+    case 16: FC_NEON_CLIP(s32, int32x4_t, uint32x4_t);
+    case 17: FC_NEON_CLIP(u32, uint32x4_t, uint32x4_t);
+    case 18: FC_NEON_CLIP(f32, float32x4_t, uint32x4_t);
+    case 32: FC_NEON_CLIP(s64, int64x2_t, uint64x2_t);
+    case 33: FC_NEON_CLIP(u64, uint64x2_t, uint64x2_t);
+    default: FC_NEON_CLIP(f64, float64x2_t, uint64x2_t);
+    }
+}
+#undef FC_NEON_CLIP
+/* the even lanes of a, then the even lanes of b (odd_b: its odd lanes) */
+#define FC_NEON_EVEN(SUF)                                                      \
+    do {                                                                       \
+        __typeof__(vreinterpretq_##SUF##_u8(a)) aa = vreinterpretq_##SUF##_u8(a); \
+        __typeof__(aa) bb = vreinterpretq_##SUF##_u8(b);                       \
+        __typeof__(aa) e = vuzp1q_##SUF(aa, aa), f = odd_b ? vuzp2q_##SUF(bb, bb) \
+                                                            : vuzp1q_##SUF(bb, bb); \
+        return vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_##SUF(e),     \
+                                               vreinterpretq_u64_##SUF(f)));   \
+    } while (0)
+static inline fc_vi fc_vi_even(int w, fc_vi a, fc_vi b, int odd_b)
+{
+    switch (w) {
+    case 1: FC_NEON_EVEN(u8);
+    case 2: FC_NEON_EVEN(u16);
+    case 4: FC_NEON_EVEN(u32);
+    default: FC_NEON_EVEN(u64);
+    }
+}
+#undef FC_NEON_EVEN
+
 #endif

@@ -198,8 +198,9 @@ cdef bint _bound_overlaps(ndarray b, ndarray res, npy_intp *b_strides) noexcept:
 cdef inline bint _prefers_numpy(fc_plan_t *plan, int row, int itemsize) noexcept:
     """csrc/walk.h's rule (short contiguous runs to NumPy's iterator), but
     for the int and IEEE float rows when the kernels have csrc/strided_rows.h,
-    whose masked rows take those runs faster."""
-    if STRIDED_ROWS and ROW_KIND[row] <= 1:
+    whose rows take those runs faster (at least STRIDED_ROWS_MIN_BYTES long)."""
+    if (STRIDED_ROWS and ROW_KIND[row] <= 1
+            and plan.dims[plan.nd - 1] * itemsize >= STRIDED_ROWS_MIN_BYTES):
         return False
     return fc_plan_prefers_numpy(plan, itemsize)
 

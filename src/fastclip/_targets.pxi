@@ -55,6 +55,7 @@ MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS = MULTI_RUN_WALKS_TO_NUMPY
 #: the kernels walk short contiguous rows of the int and IEEE float rows
 #: themselves faster than NumPy's iterator (csrc/walk.h, fc_plan_prefers_numpy)
 cdef bint STRIDED_ROWS = _kernels.STRIDED_ROWS
+cdef int STRIDED_ROWS_MIN_BYTES = _kernels.STRIDED_ROWS_MIN_BYTES
 
 cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")

@@ -75,6 +75,7 @@ cdef extern from "walk.h":
                                  const npy_intp *steps, npy_intp s_mask) noexcept nogil
     ctypedef struct fc_plan_t:
         int nd
+        npy_intp dims[32]
     enum:
         FC_A, FC_OUT, FC_MASK, FC_LO, FC_HI, FC_OPERANDS
     void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,

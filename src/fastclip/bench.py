@@ -179,19 +179,28 @@ def _where_cases(dtype, rng):
 
 
 def _nd_cases(dtype, rng):
+    """N-d views, each beside np.copyto of the same view into the same kind
+    of destination: what moving those elements costs without clipping."""
     lo, hi = _bounds(dtype)
     base3 = _data(dtype, 64 * 128 * 128, rng).reshape(64, 128, 128)
     base4 = _data(dtype, 16 * 16 * 64 * 64, rng).reshape(16, 16, 64, 64)
     t3 = np.empty(base3.shape[::-1], dtype).T
     t4 = np.empty(base4.shape[::-1], dtype).T
     inplace = base3.copy()[::-1, :, ::3]
-    views = [("3-D x[:, ::2, ::2], new", lambda c: c(base3[:, ::2, ::2], lo, hi)),
-             ("4-D x[::2, :, ::2, 1:], new", lambda c: c(base4[::2, :, ::2, 1:], lo, hi)),
-             ("3-D, out= transposed view", lambda c: c(base3, lo, hi, out=t3)),
-             ("4-D, out= transposed view", lambda c: c(base4, lo, hi, out=t4)),
-             ("3-D x[::-1, :, ::3], in place", lambda c: c(inplace, lo, hi, out=inplace))]
-    for name, f in views:
-        yield name, {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip)}
+    other = base3.copy()[::-1, :, ::3]          # the same strides elsewhere
+    v3, v4 = base3[:, ::2, ::2], base4[::2, :, ::2, 1:]
+    n3, n4 = np.empty(v3.shape, dtype), np.empty(v4.shape, dtype)
+    views = [("3-D x[:, ::2, ::2], new", lambda c: c(v3, lo, hi), lambda: np.copyto(n3, v3)),
+             ("4-D x[::2, :, ::2, 1:], new", lambda c: c(v4, lo, hi), lambda: np.copyto(n4, v4)),
+             ("3-D, out= transposed view", lambda c: c(base3, lo, hi, out=t3),
+              lambda: np.copyto(t3, base3)),
+             ("4-D, out= transposed view", lambda c: c(base4, lo, hi, out=t4),
+              lambda: np.copyto(t4, base4)),
+             ("3-D x[::-1, :, ::3], in place", lambda c: c(inplace, lo, hi, out=inplace),
+              lambda: np.copyto(other, inplace))]
+    for name, f, copy in views:
+        yield name, {"fastclip": lambda f=f: f(fastclip.clip), "np.clip": lambda f=f: f(np.clip),
+                     "np.copyto": copy}
 
 
 def _scalar_cases():
