@@ -22,19 +22,50 @@ def test_cases_come_from_the_table_and_compute_the_same_thing():
                 assert a.dtype == b.dtype and np.array_equal(a, b), (row.name, layout)
 
 
-def test_quick_run_prints_the_table_and_json(tmp_path):
+def _quick(tmp_path, *more):
     out = tmp_path / "r.json"
     r = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--quick", "--sizes", "16",
-                        "--dtypes", "float32,bfloat16", "--repeats", "2", "--no-torch", "--no-scale",
-                        "--no-calls",
-                        "--json", str(out)], capture_output=True, text=True, check=True)
+                        "--dtypes", "float32,bfloat16", "--repeats", "2", "--peers", "",
+                        "--no-scale", "--no-calls", "--json", str(out), *more],
+                       capture_output=True, text=True, check=True)
+    return r, json.loads(out.read_text())
+
+
+def test_quick_run_prints_a_summary_a_target_and_keeps_every_figure(tmp_path):
+    from fastclip.bench.cli import targets_to_time
+    r, report = _quick(tmp_path)
+    targets = targets_to_time(None)
+    assert [t["system"]["simd_target"] for t in report["targets"]] == targets
     lines = r.stdout.splitlines()
-    assert "SIMD" in lines[0] and "numpy" in lines[0]
-    assert sum(line.startswith(("float32", "bfloat16")) for line in lines) == 4
-    report = json.loads(out.read_text())
-    assert len(report["results"]) == 4
-    assert all(set(x["seconds"]) >= {"fastclip", "np.clip", "np.copyto"} for x in report["results"])
+    assert sum("SIMD" in line and "numpy" in line for line in lines) == len(targets)
+    assert sum(line.startswith("one call, n=16") for line in lines) == 2 * len(targets)
+    for t in report["targets"]:
+        assert len(t["results"]) == 4
+        assert all(set(x["seconds"]) >= {"fastclip", "np.clip", "np.copyto"} for x in t["results"])
     assert "[1/4]" in r.stderr
+
+
+def test_full_run_prints_every_row_by_numpy_dtype_name(tmp_path):
+    r, _ = _quick(tmp_path, "--full", "--simd", "avx2" if "avx2" in _targets() else "baseline")
+    rows = [line for line in r.stdout.splitlines() if line.startswith(("float32 ", "bfloat16 "))]
+    assert len(rows) == 4
+
+
+def _targets():
+    from fastclip.bench.cli import targets_to_time
+    return targets_to_time("all")
+
+
+def test_markdown_is_the_same_tables(tmp_path):
+    r, report = _quick(tmp_path, "--markdown", "--simd", _targets()[0])
+    assert "| call | speedup over np.clip |" in r.stdout
+    assert r.stdout.count("| one call, n=16,") == 2
+
+
+def test_unknown_target_says_what_runs():
+    r = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--simd", "sse9"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "this CPU and build run" in r.stderr
 
 
 def test_asv_suite_is_generated_from_the_same_cases():
@@ -52,7 +83,7 @@ def test_asv_suite_is_generated_from_the_same_cases():
 def test_plot_without_matplotlib_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(SystemExit, match="pip install matplotlib"):
-        bench.plot({"results": [], "system": ""}, "x.png")
+        bench.plot({"results": [], "system": {}}, "x.png")
 
 
 def test_every_call_case_computes_what_np_clip_does():
@@ -81,13 +112,45 @@ def test_address_sweep_puts_out_where_it_says(distance):
     assert (o.ctypes.data - x.ctypes.data) % 4096 == distance
     assert x.ctypes.data % 4096 == 0 and o.ctypes.data >= x.ctypes.data + x.nbytes
     case["fastclip"]()
-    assert np.array_equal(o, np.clip(x, *bench._bounds(x.dtype)))
+    assert np.array_equal(o, np.clip(x, *bench.bounds(x.dtype)))
 
 
-def test_calls_table_formats():
+def test_tables_render_the_ratios():
     t = {"fastclip": 1e-6, "np.clip": 4e-6, "torch.clamp": 2e-6, "np.copyto": 1e-6}
-    report = {"system": "s", "results": [],
+    system = {"date": "d", "cpu": "c", "cpus": 2, "simd_target": "avx2", "simd_compiled": ["avx2"],
+              "fastclip": "0", "numpy": "2", "python": "3", "peers": [], "peers_missing": ["numba"]}
+    report = {"system": system, "repeats": 1, "results": [],
               "calls": [{"group": "where=", "dtype": "float32", "case": "c", "seconds": t}],
               "address_sweep": [{"dtype": "float32", "distance": d, "seconds": t} for d in (0, 64)]}
-    text = bench.format_table(report)
-    assert "4.0x" in text and "2.00x" in text and "1.00   1.00" in text
+    text = bench.render_text(report, full=True)
+    assert "4.00x" in text and "2.00x" in text and "not installed: numba" in text
+    assert "1.00  1.00" in text
+    assert "| where= | 4.00x |" in bench.render_markdown(report)
+
+
+def test_peers_compute_what_np_clip_does():
+    """Each peer's function, where installed, gives np.clip's values."""
+    from fastclip.bench.peers import Peers
+    peers = Peers()
+    rng = np.random.default_rng(0)
+    for name in ("float32", "float64", "int32", "uint8"):
+        row = next(r for r in DTYPES if np.dtype(r.char or "V2").name == name)
+        case = bench.make_case(row, 1000, "out", rng, peers)
+        case["np.clip"]()
+        expected = case["np.clip"]()
+        for peer in ("torch.clamp", "numba np.clip", "numba loop", "numexpr"):
+            if peer in case:
+                got = case[peer]()
+                got = got.numpy() if hasattr(got, "numpy") else got
+                assert np.array_equal(np.asarray(got), expected), (name, peer)
+
+
+def test_command_line_explains_itself():
+    import fastclip
+    run = [sys.executable, "-m", "fastclip"]
+    r = subprocess.run(run + ["--version"], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == f"fastclip {fastclip.__version__}"
+    r = subprocess.run(run + ["--help"], capture_output=True, text=True, check=True)
+    assert "bench" in r.stdout and "config" in r.stdout and "--version" in r.stdout
+    r = subprocess.run(run + ["nonsense"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--help" in r.stderr

@@ -1,0 +1,266 @@
+"""The report of ``python -m fastclip bench``: one model of tables, rendered as
+text or markdown, from the raw seconds a run returns (fastclip/bench/
+sections.py, also the JSON).
+
+Every ratio is time over time of two contenders measured side by side in one
+process: "speedup" is np.clip's time over fastclip's, "vs copyto" fastclip's
+over np.copyto's of the same data (1.0 = a memory copy's pace), and a peer's
+column that peer's time over fastclip's (above 1: fastclip is faster).
+"""
+
+PEERS = ("torch.clamp", "numba np.clip", "numba loop", "numexpr")
+
+
+def _time(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def _x(v):
+    return "-" if v is None else f"{v:.1f}x" if v >= 10 else f"{v:.2f}x"
+
+
+class Table:
+    def __init__(self, title, columns, rows, legend=""):
+        self.title, self.columns, self.rows, self.legend = title, columns, rows, legend
+
+
+def system_line(system):
+    peers = ", ".join(system["peers"]) or "no peers"
+    missing = (f"; not installed: {', '.join(system['peers_missing'])}"
+               if system.get("peers_missing") else "")
+    torch_isa = f" (torch at {system['torch_capability']})" if system.get("torch_capability") else ""
+    return (f"{system['date']} | {system['cpu']}, {system['cpus']} CPUs | fastclip "
+            f"{system['fastclip']}, SIMD {system['simd_target']} (compiled "
+            f"{', '.join(system['simd_compiled'])}) | numpy {system['numpy']}, python "
+            f"{system['python']} | {peers}{torch_isa}{missing}")
+
+
+def _peer_cells(t):
+    fc = t["fastclip"]
+    return [_x(t[p] / fc) if p in t else "-" for p in PEERS]
+
+
+def main_table(report):
+    rows = []
+    for r in report["results"]:
+        t = r["seconds"]
+        rows.append([r.get("label", r["dtype"]), str(r["n"]), r["layout"], _time(t["fastclip"]),
+                     _time(t["np.clip"]), _x(t["np.clip"] / t["fastclip"]),
+                     f"{t['fastclip'] / t['np.copyto']:.2f}", *_peer_cells(t)])
+    return Table("One call, scalar bounds (one thread each)",
+                 ["dtype", "n", "layout", "fastclip", "np.clip", "speedup", "vs copyto", *PEERS],
+                 rows)
+
+
+def calls_table(report):
+    rows = []
+    for r in report["calls"]:
+        t = r["seconds"]
+        cp = f"{t['fastclip'] / t['np.copyto']:.2f}" if "np.copyto" in t else "-"
+        rows.append([r["group"], r["dtype"], r["case"], _time(t["fastclip"]), _time(t["np.clip"]),
+                     _x(t["np.clip"] / t["fastclip"]), cp, *_peer_cells(t)])
+    return Table("Every call (one thread each; torch.clamp with tensor bounds; n = 1e5 unless "
+                 "named)", ["group", "dtype", "case", "fastclip", "np.clip", "speedup",
+                            "vs copyto", *PEERS], rows)
+
+
+def convert_table(report):
+    rows = []
+    for r in report["convert"]:
+        t = r["seconds"]
+        rows.append([r["pair"], _time(t["fastclip"]), _time(t["np.clip"]),
+                     _x(t["np.clip"] / t["fastclip"]), f"{t['fastclip'] / t['np.copyto']:.2f}",
+                     *_peer_cells(t)])
+    return Table("Clip and convert: out of another dtype, casting='unsafe', n = 1e5, one thread "
+                 "each; bounds at the destination's range; torch: clamp(x, lo, hi).to(dtype)",
+                 ["pair", "fastclip", "np.clip", "speedup", "vs copyto", *PEERS], rows,
+                 "vs copyto: fastclip's time over np.copyto's of the source array.")
+
+
+def sweep_table(report):
+    sweep = report["address_sweep"]
+    dists = list(dict.fromkeys(r["distance"] for r in sweep))
+    rows = []
+    for name in dict.fromkeys(r["dtype"] for r in sweep):
+        rows.append([name] + [f"{r['seconds']['fastclip'] / r['seconds']['np.copyto']:.2f}"
+                              for r in sweep if r["dtype"] == name])
+    return Table("Address sweep: n = 1e5 out=, fastclip time / np.copyto time, by the distance "
+                 "(out - x) mod 4096 in bytes", ["dtype", *map(str, dists)], rows)
+
+
+def threads_table(report):
+    rows = []
+    for r in report["threads"]:
+        t = r["seconds"]
+        one, allt = t["fastclip 1 thread"], t[f"fastclip {r['threads']} threads"]
+        th = t.get("torch.clamp")
+        rows.append([r["dtype"], r["layout"], _time(one), _time(allt), _time(t["np.clip"]),
+                     _time(th) if th else "-", _x(th / allt) if th else "-",
+                     _x(t["np.clip"] / allt), f"{one / t['np.copyto']:.2f}"])
+    return Table(f"Threads, n = 2**24 (all = {report['threads'][0]['threads']}; torch.clamp with "
+                 "its default threads)",
+                 ["dtype", "layout", "1 thread", "all", "np.clip", "torch", "all vs torch",
+                  "all vs np", "1t vs copyto"], rows,
+                 "all vs torch: torch.clamp's time over fastclip's on all threads; 1t vs copyto: "
+                 "fastclip on one thread over np.copyto.")
+
+
+def idle_table(report):
+    rows = []
+    for r in report["idle"]:
+        t = r["seconds"]
+        allt, one = t[f"fastclip {r['threads']} threads"], t["fastclip 1 thread"]
+        th = t.get("torch.clamp")
+        rows.append([f"2**{r['n'].bit_length() - 1}", f"{r['gap_ms']} ms", _time(allt), _time(one),
+                     f"{allt / one:.2f}", _time(t["np.clip"]), _time(th) if th else "-",
+                     _x(th / allt) if th else "-"])
+    return Table(f"Idle gaps: float32 out=, calls with a pause of the gap before each; medians. "
+                 f"all = fastclip on {report['idle'][0]['threads']} threads",
+                 ["n", "gap", "all", "1 thread", "all/1", "np.clip", "torch", "torch/all"], rows,
+                 "all/1: fastclip on all threads over one thread (<= 1: the split never costs).")
+
+
+def _range(values, worst="low"):
+    """'lo-hi' of (ratio, name) pairs, naming the worst: the lowest (a
+    speedup) or the highest (a time over np.copyto's)."""
+    values = [v for v in values if v[0] is not None]
+    if not values:
+        return "-"
+    low, high = min(values), max(values)
+    text = _x(low[0]) if abs(high[0] - low[0]) < 0.005 * high[0] else f"{_x(low[0])}-{_x(high[0])}"
+    if len(values) == 1:
+        return text
+    return f"{text} ({'lowest' if worst == 'low' else 'highest'}: {(low if worst == 'low' else high)[1]})"
+
+
+def _ratio(t, num, den="fastclip"):
+    return t[num] / t[den] if num in t and den in t else None
+
+
+def summary_table(report):
+    """One line a kind of call: the range of np.clip's time over fastclip's
+    (the lowest named), of each peer's, and of fastclip's over np.copyto."""
+    groups = []
+    by = {}
+    for r in report.get("results", []):
+        key = f"one call, n={r['n']}, {r['layout']}"
+        by.setdefault(key, []).append((r["seconds"], r.get("label", r["dtype"])))
+    groups += list(by.items())
+    by = {}
+    for r in report.get("calls", []):
+        by.setdefault(r["group"], []).append((r["seconds"], f"{r['dtype']} {r['case']}"
+                                              if r["dtype"] != "-" else r["case"]))
+    groups += list(by.items())
+    if report.get("convert"):
+        groups.append(("clip and convert", [(r["seconds"], r["pair"]) for r in report["convert"]]))
+    rows = []
+    for what, items in groups:
+        cells = [_range([(_ratio(t, "np.clip"), n) for t, n in items]),
+                 _range([(_ratio(t, "fastclip", "np.copyto"), n) for t, n in items], "high")]
+        cells += [_range([(_ratio(t, p), n) for t, n in items]) for p in ("torch.clamp",
+                                                                          "numba loop")]
+        rows.append([what, *cells])
+    if report.get("address_sweep"):
+        sw = report["address_sweep"]
+        rows.append(["address sweep, n=1e5 out=", "-",
+                     _range([(r["seconds"]["fastclip"] / r["seconds"]["np.copyto"],
+                              f"{r['dtype']} at {r['distance']}") for r in sw], "high"), "-", "-"])
+    return Table("Summary (one thread each)",
+                 ["call", "speedup over np.clip", "time / np.copyto", "vs torch.clamp",
+                  "vs numba loop"], rows,
+                 "speedup: np.clip's time over fastclip's; time / np.copyto: fastclip's over a "
+                 "plain copy of the same data; vs a peer: its time over fastclip's. Ranges over "
+                 "the dtypes and cases of each kind, the worst named.")
+
+
+def tables(report, full=False):
+    out = [summary_table(report)]
+    if full:
+        if report.get("results"):
+            out.append(main_table(report))
+        for key, make in (("calls", calls_table), ("convert", convert_table),
+                          ("address_sweep", sweep_table)):
+            if report.get(key):
+                out.append(make(report))
+    for key, make in (("threads", threads_table), ("idle", idle_table)):
+        if report.get(key):
+            out.append(make(report))
+    return out
+
+
+def _extras(report):
+    lines = []
+    for key, title, before, after in (("concurrency", "Concurrency", "sequential", "2 threads"),
+                                      ("dask", "Dask", "dask.array.clip", "fastclip.clip")):
+        if report.get(key):
+            t = report[key]["seconds"]
+            lines.append(f"{title} ({report[key]['what']}): {before} {_time(t[before])}, "
+                         f"{after} {_time(t[after])} ({t[before] / t[after]:.2f}x)")
+    return lines
+
+
+def render_text(report, full=False):
+    lines = [system_line(report["system"])]
+    for table in tables(report, full):
+        widths = [max(len(str(c)) for c in col) for col in zip(table.columns, *table.rows)]
+        lines += ["", table.title,
+                  "  ".join(f"{c:<{w}}" for c, w in zip(table.columns, widths)).rstrip()]
+        lines += ["  ".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip() for row in table.rows]
+        if table.legend:
+            lines.append(table.legend)
+    extras = _extras(report)
+    if extras:
+        lines += [""] + extras
+    return "\n".join(lines)
+
+
+def render_markdown(report, full=False):
+    lines = [f"Measured {system_line(report['system'])}; medians of {report['repeats']} "
+             "interleaved repeats."]
+    for table in tables(report, full):
+        lines += ["", f"**{table.title}**", "",
+                  "| " + " | ".join(table.columns) + " |",
+                  "|" + " --- |" * len(table.columns)]
+        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+        if table.legend:
+            lines += ["", table.legend]
+    extras = _extras(report)
+    if extras:
+        lines += [""] + extras
+    return "\n".join(lines)
+
+
+def plot(report, path):
+    """Speedup over np.clip by size, a panel a layout (needs matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("--plot needs matplotlib: pip install matplotlib")
+    from fastclip.bench.cases import LAYOUTS_FULL
+    layouts = sorted({r["layout"] for r in report["results"]}, key=LAYOUTS_FULL.index)
+    fig, axes = plt.subplots(1, len(layouts), figsize=(4.2 * len(layouts), 4.2), squeeze=False,
+                             sharey=True)
+    labels = list(dict.fromkeys(r.get("label", r["dtype"]) for r in report["results"]))
+    colours = plt.get_cmap("tab20")
+    for ax, layout in zip(axes[0], layouts):
+        for i, name in enumerate(labels):
+            pts = [(r["n"], r["seconds"]["np.clip"] / r["seconds"]["fastclip"])
+                   for r in report["results"] if r.get("label", r["dtype"]) == name
+                   and r["layout"] == layout]
+            ax.plot(*zip(*pts), marker="o", label=name, color=colours(i % 20),
+                    linestyle="-" if i < 10 else "--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.axhline(1, color="gray", lw=0.8)
+        ax.set_title(layout)
+        ax.set_xlabel("elements")
+    axes[0][0].set_ylabel("speedup over np.clip")
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.suptitle(system_line(report["system"]), fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)

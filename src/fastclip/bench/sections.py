@@ -1,0 +1,287 @@
+"""The benchmark's sections: each runs its cases and returns its rows, the
+raw seconds of every contender (the report's JSON; fastclip/bench/report.py
+renders them).
+
+The main table, the every-call section, the address sweep and clip-and-convert
+run every contender on one thread (np.clip has one); the threads, idle-gap,
+concurrency and Dask sections use the cores.
+"""
+
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import fastclip
+from fastclip._config import config
+from fastclip._dtypes import DTYPES, numpy_dtype
+from fastclip.bench.cases import (CALL_N, SWEEP_DISTANCES, SWEEP_DTYPES, call_cases,
+                                  convert_cases, label, make_case, row_named, sweep_case)
+from fastclip.bench.timing import time_interleaved, with_threads
+
+
+def _say(progress, text):
+    if progress is not None:
+        print(text, file=progress, flush=True)
+
+
+class _OneThread:
+    """fastclip and the peers on one thread for a section."""
+
+    def __init__(self, peers):
+        self.peers = peers
+
+    def __enter__(self):
+        self.before = fastclip.get_num_threads()
+        fastclip.set_num_threads(1)
+        self.state = self.peers.set_one_thread()
+
+    def __exit__(self, *exc):
+        fastclip.set_num_threads(self.before)
+        self.peers.restore(self.state)
+
+
+def main_table(peers, rows, sizes, layouts, repeats, min_seconds, progress=None):
+    rng = np.random.default_rng(0)
+    results = []
+    cases = [(r, n, lay) for r in rows for n in sizes for lay in layouts]
+    with _OneThread(peers):
+        for i, (row, n, layout) in enumerate(cases):
+            _say(progress, f"[{i + 1}/{len(cases)}] {label(row)} n={n} {layout}")
+            times = time_interleaved(make_case(row, n, layout, rng, peers), repeats, min_seconds)
+            results.append({"dtype": numpy_dtype(row).name, "row": row.name, "label": label(row),
+                            "n": n, "layout": layout, "seconds": times})
+    return results
+
+
+def calls(peers, repeats, min_seconds, progress=None):
+    rows, sweep = [], []
+    with _OneThread(peers):
+        for group, dtype, case, funcs in call_cases(peers):
+            _say(progress, f"[calls] {group}: {dtype} {case}")
+            rows.append({"group": group, "dtype": dtype, "case": case,
+                         "seconds": time_interleaved(funcs, repeats, min_seconds)})
+        for name in SWEEP_DTYPES:
+            dtype = numpy_dtype(row_named(name))
+            _say(progress, f"[address sweep] {name}")
+            for d in SWEEP_DISTANCES:
+                sweep.append({"dtype": name, "distance": d,
+                              "seconds": time_interleaved(sweep_case(dtype, d), repeats,
+                                                          min_seconds)})
+    return rows, sweep
+
+
+def convert(peers, repeats, min_seconds, progress=None):
+    rows = []
+    with _OneThread(peers):
+        for pair, funcs in convert_cases(peers):
+            _say(progress, f"[convert] {pair}")
+            rows.append({"pair": pair, "n": CALL_N,
+                         "seconds": time_interleaved(funcs, repeats, min_seconds)})
+    return rows
+
+
+SCALE_DTYPES = ("float32", "float64", "uint8", "bfloat16")
+SCALE_N = 2**24
+
+
+def threads(peers, repeats, progress=None):
+    """2**24 elements: fastclip on one thread and on all, np.clip, np.copyto
+    and torch.clamp with its default threads, out= and in place."""
+    from fastclip import _threads
+    rows = []
+    all_threads = _threads._available_cpus()
+    rng = np.random.default_rng(1)
+    before = fastclip.get_num_threads()
+    try:
+        for name in SCALE_DTYPES:
+            row = row_named(name)
+            for layout in ("out", "inplace"):
+                _say(progress, f"[threads] {name} {layout}")
+                case = make_case(row, SCALE_N, layout, rng, peers)
+                funcs = {"fastclip 1 thread": with_threads(1, case["fastclip"]),
+                         f"fastclip {all_threads} threads": with_threads(all_threads, case["fastclip"]),
+                         "np.clip": case["np.clip"], "np.copyto": case["np.copyto"]}
+                if "torch.clamp" in case:
+                    funcs["torch.clamp"] = case["torch.clamp"]
+                rows.append({"dtype": numpy_dtype(row).name, "n": SCALE_N, "layout": layout,
+                             "threads": all_threads,
+                             "seconds": time_interleaved(funcs, repeats, 0.02)})
+    finally:
+        fastclip.set_num_threads(before)
+    return rows
+
+
+IDLE_SIZES = (2**18, 2**20, 2**22, 2**24)
+IDLE_GAPS_MS = (0, 2, 20, 50)
+
+
+def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, progress=None):
+    """Large calls after idle time: float32 out=, a hot loop that does other
+    work (here a sleep of `gap` ms) between its clips. Each contender runs
+    series of `series` calls, the gap before each; the first call of a series
+    is not counted (it follows another contender's calls, not its own). The
+    contenders take turns series by series, in reversed order every other
+    turn, torch.clamp after them (its OpenMP workers spin for about 10 ms
+    after each call, on the cores fastclip's helpers would use). The figure is
+    the median of the counted calls of `repeats` series. Gap 0 is back to back."""
+    from fastclip import _threads
+    all_threads = _threads._available_cpus()
+    rng = np.random.default_rng(3)
+    rows = []
+    before = fastclip.get_num_threads()
+
+    def run_series(f, gap):
+        times = []
+        for _ in range(series):
+            if gap:
+                time.sleep(gap / 1000)
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        return times[1:]
+
+    try:
+        for n in sizes:
+            x = rng.normal(size=n).astype(np.float32)
+            out = np.empty_like(x)
+
+            def clip_out():
+                return fastclip.clip(x, -0.5, 0.5, out=out)
+            funcs = {f"fastclip {all_threads} threads": with_threads(all_threads, clip_out),
+                     "fastclip 1 thread": with_threads(1, clip_out),
+                     "np.clip": lambda: np.clip(x, -0.5, 0.5, out=out)}
+            peer = {}
+            if peers.torch is not None:
+                peer["torch.clamp"] = peers.torch_clamp(x, -0.5, 0.5, out)
+            for gap in gaps_ms:
+                _say(progress, f"[idle] n=2**{n.bit_length() - 1} gap {gap} ms")
+                samples = {k: [] for k in {**funcs, **peer}}
+                for r in range(repeats):
+                    for k in (list(funcs) if r % 2 == 0 else list(funcs)[::-1]):
+                        samples[k] += run_series(funcs[k], gap)
+                for k, f in peer.items():
+                    for r in range(repeats):
+                        samples[k] += run_series(f, gap)
+                rows.append({"n": n, "gap_ms": gap, "threads": all_threads,
+                             "seconds": {k: statistics.median(v) for k, v in samples.items()}})
+    finally:
+        fastclip.set_num_threads(before)
+    return rows
+
+
+def concurrency(repeats, calls_each=100, n=2**18):
+    """Two Python threads, each clipping its own arrays, against the same
+    calls one after the other (fastclip releases the GIL). 1 MiB arrays: big
+    enough that handing the GIL over (a thread wake-up, slow on a VM) is
+    small next to a call, small enough to stay out of the memory bus's way."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(2)
+    arrays = [rng.normal(size=n).astype(np.float32) for _ in range(2)]
+    outs = [np.empty_like(a) for a in arrays]
+
+    def work(i):
+        for _ in range(calls_each):
+            fastclip.clip(arrays[i], -0.5, 0.5, out=outs[i])
+
+    def sequential():
+        work(0)
+        work(1)
+
+    pool = ThreadPoolExecutor(2)     # started once: the row times the calls, not thread starts
+
+    def two_threads():
+        list(pool.map(work, range(2)))
+
+    before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)       # one core per call: the threads are the parallelism
+    try:
+        t = time_interleaved({"sequential": sequential, "2 threads": two_threads}, repeats, 0.05)
+    finally:
+        fastclip.set_num_threads(before)
+        pool.shutdown()
+    return {"what": f"2 x {calls_each} calls, float32 n={n} each, out=", "seconds": t}
+
+
+def dask(repeats):
+    """A chunked array on a LocalCluster of 2 worker processes: fastclip.clip
+    against dask.array.clip (np.clip per chunk), each computed to a sum so
+    only 8 bytes per chunk come back. None without Dask."""
+    try:
+        import dask.array as da
+        import distributed
+    except ImportError:
+        return None
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    try:
+        x = da.random.default_rng(0).normal(size=2**26, chunks=2**22).astype(np.float32)
+        x = client.persist(x)
+        distributed.wait(x)
+
+        def fc():
+            return client.compute(fastclip.clip(x, -0.5, 0.5).sum()).result()
+
+        def dc():
+            return client.compute(da.clip(x, -0.5, 0.5).sum()).result()
+        t = time_interleaved({"fastclip.clip": fc, "dask.array.clip": dc}, repeats, 0.2)
+    finally:
+        client.close()
+        cluster.close()
+    return {"what": "float32 2**26 in 16 chunks, 2 worker processes, .sum()", "seconds": t}
+
+
+def system(peers):
+    """The facts a reader needs to place the figures: date, CPU, SIMD target,
+    versions, the peers present and absent."""
+    c = config()
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "cpus": os.cpu_count(),
+            "simd_target": c["simd_target"], "simd_compiled": c["simd_compiled"],
+            "fastclip": c["fastclip"], "numpy": c["numpy"], "python": c["python"],
+            "peers": peers.versions(), "peers_missing": list(peers.missing),
+            "torch_capability": _torch_capability(peers)}
+
+
+def _torch_capability(peers):
+    if peers.torch is None:
+        return None
+    try:
+        return peers.torch.backends.cpu.get_cpu_capability()
+    except AttributeError:
+        return None
+
+
+def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, scale=True,
+        calls_too=True, progress=None):
+    """The whole report: the main table, then (calls_too) the every-call,
+    address-sweep and clip-and-convert sections, then (scale) the threads and
+    concurrency sections, and for a full run the idle gaps and Dask."""
+    from fastclip.bench.cases import LAYOUTS_FULL, LAYOUTS_QUICK, SIZES_FULL, SIZES_QUICK
+    rows = [r for r in DTYPES if dtypes is None or r.name in dtypes or numpy_dtype(r).name in dtypes]
+    sizes = sizes or (SIZES_QUICK if quick else SIZES_FULL)
+    layouts = layouts or (LAYOUTS_QUICK if quick else LAYOUTS_FULL)
+    repeats = repeats or (5 if quick else 9)
+    min_seconds = 0.002 if quick else 0.01
+    report = {"system": system(peers), "config": config(), "repeats": repeats,
+              "results": main_table(peers, rows, sizes, layouts, repeats, min_seconds, progress)}
+    if calls_too:
+        report["calls"], report["address_sweep"] = calls(peers, repeats, min_seconds, progress)
+        report["convert"] = convert(peers, repeats, min_seconds, progress)
+    if scale:
+        report["threads"] = threads(peers, repeats, progress)
+        _say(progress, "[concurrency]")
+        report["concurrency"] = concurrency(repeats)
+        if not quick:
+            report["idle"] = idle(peers, repeats, progress=progress)
+            _say(progress, "[dask]")
+            report["dask"] = dask(max(3, repeats // 2))
+    return report
