@@ -43,7 +43,8 @@ def render(template, target, out):
         DTYPES=TABLE["DTYPES"], LARGEST_BITS=TABLE["LARGEST_BITS"], target=target,
         conversion_loops=TABLE["conversion_loops"],
         conversion_loop_name=TABLE["conversion_loop_name"],
-        conversion_macro=TABLE["conversion_macro"])
+        conversion_macro=TABLE["conversion_macro"],
+        WIDENINGS=TABLE["WIDENINGS"], widening_macro=TABLE["widening_macro"])
     header = f"# generated from {os.path.basename(template)} for target {target}, do not edit\n"
     text = header + text
     if not os.path.exists(out) or open(out).read() != text:

@@ -54,6 +54,18 @@ def _conversion_index():
     return index, rounding
 
 
+def _widening_index():
+    """(source type number, wide type number) -> the index of the pair's
+    widening loop (fastclip/_dtypes.py WIDENINGS), after the conversions'."""
+    rows = {row.name: row for row in DTYPES}
+    first = len(conversion_loops())
+    return {(numpy_dtype(rows[src]).num, numpy_dtype(rows[wide]).num): first + j
+            for j, (src, wide) in enumerate(WIDENINGS)}
+
+
+WIDENING_INDEX = _widening_index()
+
+
 #: CONVERSION_INDEX: (source, destination type numbers) -> fused loop index;
 #: ML_ROUNDING: (source, destination) -> the rounding of a float64 ->
 #: ml_dtypes loop in use, None where no loop rounds as ml_dtypes casts
@@ -263,10 +275,11 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
     float64. NumPy casts x into the loop's dtype as its iterator goes and
-    clips there; so does this, into a new array of np.clip's layout: the
-    cast (a safe one: exact, or int64 into float64 rounded as NumPy rounds
-    it) by C for a small x, by NumPy's np.copyto otherwise, and the clip by
-    the loop or the fast path in place. NotImplemented for anything else."""
+    clips there; so does this, into a new array of np.clip's layout: cast
+    and clipped in one pass (csrc/widen.h) where a and the result are
+    contiguous, else cast by np.copyto (a safe cast: exact, or int64 into
+    float64 rounded as NumPy rounds it) and clipped by the fast path in
+    place. NotImplemented for anything else."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
     if cnp.PyArray_NDIM(a) == 0 or not cnp.PyArray_ISNBO(descr.byteorder):
@@ -293,7 +306,7 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
         a_max = wide.type(a_max)
     Py_INCREF(wide)
     result = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>wide, 0)   # like np.clip's
-    done = _cast_and_clip_here(a, <ndarray>result, wide_row, a_min, a_max)
+    done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
     if done == 1:
         return result
     if done == -1 or not _widen_into(<ndarray>result, a, row):
@@ -301,101 +314,32 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
     return _fast(<ndarray>result, a_min, a_max, result)
 
 
-ctypedef fused _source_t:
-    signed char
-    unsigned char
-    short
-    unsigned short
-    int
-    unsigned int
-    long long
-    unsigned long long
-    float
-
-ctypedef fused _wide_t:
-    float
-    double
-
-
-cdef inline void _cast_block(const _source_t *x, _wide_t *out, npy_intp n) noexcept nogil:
-    # C's conversion, which is NumPy's cast: exact, or rounded to nearest
-    # (int64 and uint64 into double)
-    cdef npy_intp i
-    for i in range(n):
-        out[i] = <_wide_t>x[i]
-
-
-#: calls up to this many elements are cast here and clipped by the loop while
-#: in L1, which saves NumPy's cast call (float32 n=16 with np.float64 bounds:
-#: 0.93 us, 1.25 us through np.copyto); larger ones are cast by NumPy,
-#: vectorised for this CPU (this module is built for baseline x86-64: int32
-#: n=1e5 in blocks here 27.7 us, NumPy's cast then the fast path 27.9 us;
-#: float32 47 us and 35 us), and clipped by the fast path
-cdef npy_intp WIDEN_HERE_MAX = 2048
-
-
-cdef int _cast_and_clip_here(ndarray a, ndarray result, int wide_row, object a_min,
-                             object a_max) except -2:
-    """result = clip(a cast to result's dtype), the cast by C, for a small
-    a: 1 done; 0 not this route (a size, layout or dtype pair it does not
-    take); -1 a signaling NaN met (its cast raised FE_INVALID: the ufunc's
-    call, see _widen_into). a and result contiguous in the same order."""
+cdef int _widen_and_clip(ndarray a, ndarray result, int wide_row, object a_min,
+                         object a_max) except -2:
+    """result = clip(a cast to result's dtype), in one pass by the widening
+    loop of the pair (csrc/widen.h): 1 done; 0 not this route (a layout or a
+    pair it has not: a and result must be contiguous in one memory order);
+    -1 a signaling NaN met (the ufunc's call, see _widen_into)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef npy_intp n = cnp.PyArray_SIZE(a)
-    cdef npy_intp steps[4]
-    cdef char *args[4]
-    cdef int src = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
-    cdef int dst = (<cnp.dtype>cnp.PyArray_DESCR(result)).type_num
+    cdef int nan
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(result)
-    cdef int osz = cnp.PyArray_ITEMSIZE(result)
-    cdef fc_loop_t loop = LOOPS[wide_row]
-    if n > WIDEN_HERE_MAX or not (
+    key = WIDENING_INDEX.get(((<cnp.dtype>cnp.PyArray_DESCR(a)).type_num,
+                              (<cnp.dtype>cnp.PyArray_DESCR(result)).type_num))
+    if key is None or not (
             (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(result)) or
             (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(result))):
         return 0
-    if dst != cnp.NPY_FLOAT and dst != cnp.NPY_DOUBLE:
-        return 0
     if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)):
         return 0
-    args[0] = args[3] = po
-    args[1] = <char *>&lo_buf
-    args[2] = <char *>&hi_buf
-    steps[0] = steps[3] = osz
-    steps[1] = steps[2] = 0
-    fc_clear_fpstatus()
-    if not _cast_any(src, dst, px, po, n):
-        return 0
-    if fetestexcept(FE_INVALID):
-        fc_clear_fpstatus()
-        return -1
-    loop(args, &n, steps, NULL)             # clears the status it raises
-    return 1
-
-
-cdef bint _cast_any(int src, int dst, char *x, char *out, npy_intp n) noexcept nogil:
-    """_cast_block for the type numbers src and dst; False for a pair it has
-    not."""
-    if dst == cnp.NPY_DOUBLE:
-        if src == cnp.NPY_BYTE: _cast_block(<signed char *>x, <double *>out, n)
-        elif src == cnp.NPY_UBYTE: _cast_block(<unsigned char *>x, <double *>out, n)
-        elif src == cnp.NPY_SHORT: _cast_block(<short *>x, <double *>out, n)
-        elif src == cnp.NPY_USHORT: _cast_block(<unsigned short *>x, <double *>out, n)
-        elif src == cnp.NPY_INT: _cast_block(<int *>x, <double *>out, n)
-        elif src == cnp.NPY_UINT: _cast_block(<unsigned int *>x, <double *>out, n)
-        elif src == cnp.NPY_LONGLONG or (src == cnp.NPY_LONG and sizeof(long) == 8):
-            _cast_block(<long long *>x, <double *>out, n)
-        elif src == cnp.NPY_ULONGLONG or (src == cnp.NPY_ULONG and sizeof(long) == 8):
-            _cast_block(<unsigned long long *>x, <double *>out, n)
-        elif src == cnp.NPY_FLOAT: _cast_block(<float *>x, <double *>out, n)
-        else: return False
-        return True
-    if src == cnp.NPY_BYTE: _cast_block(<signed char *>x, <float *>out, n)
-    elif src == cnp.NPY_UBYTE: _cast_block(<unsigned char *>x, <float *>out, n)
-    elif src == cnp.NPY_SHORT: _cast_block(<short *>x, <float *>out, n)
-    elif src == cnp.NPY_USHORT: _cast_block(<unsigned short *>x, <float *>out, n)
-    else: return False
-    return True
+    cdef int k = key
+    if n < GIL_RELEASE_THRESHOLD:
+        nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
+    else:
+        with nogil:
+            nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
+    return -1 if nan else 1
 
 
 def _wider_loop(cnp.dtype descr, k_lo, k_hi, dtype):

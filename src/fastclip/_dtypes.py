@@ -68,6 +68,17 @@ CONVERSIONS = [
     ("ubyte", "short"), ("byte", "short"),
 ]
 
+# Results wider than x: calls whose NumPy loop is of a wider dtype than x's
+# (float32 x with float64 bounds, an integer x with Python float bounds,
+# dtype=float64). NumPy casts x into the loop's dtype as its iterator goes and
+# clips there; a widening loop fc_widen_<source>_<wide> (csrc/widen.h) does
+# both in one pass: (source row, the loop's row).
+WIDENINGS = [
+    *((src, "double") for src in ("byte", "ubyte", "short", "ushort", "int", "uint", "long",
+                                  "ulong", "longlong", "ulonglong", "half", "float")),
+    *((src, "float") for src in ("byte", "ubyte", "short", "ushort", "half")),
+]
+
 # float64 -> bfloat16 and the float8s round as the installed ml_dtypes casts,
 # which changed between releases: 0.7 rounds once, earlier releases rounded to
 # float32 first (1 + 2**-4 + 2**-40 becomes 1.125 in float8_e4m3fn rounded
@@ -90,6 +101,19 @@ def conversion_loops():
         else:
             loops.append((src, dst, None))
     return loops
+
+
+def widening_macro(src, wide):
+    """The csrc/widen.h FC_WIDEN call of a widening loop: the cast of one
+    element x of the source into the wide type (C's, which is NumPy's: exact,
+    or int64 into double rounded to nearest; float16 by way of float32,
+    exact), and whether a signaling NaN can come in (float sources)."""
+    rows = {r.name: r for r in DTYPES}
+    s, w = rows[src], rows[wide]
+    cast = f"(({w.c_type})fc_half_to_float(x))" if s.kind == "half" else f"(({w.c_type})x)"
+    snan = "fc_signaling_half(x)" if s.kind == "half" else \
+        "fc_signaling_float(x)" if src == "float" else "0"
+    return f"FC_WIDEN({src}, {s.c_type}, {wide}, {w.c_type}, {cast}, {snan})"
 
 
 def conversion_loop_name(src, dst, rounding):

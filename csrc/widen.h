@@ -1,0 +1,59 @@
+/* Results wider than x in one pass: a call whose NumPy loop is of a wider
+ * dtype than x's (fastclip/_dtypes.py WIDENINGS), each element cast into the
+ * wide type as NumPy's cast does, then clipped there by the scalar-bounds rule
+ * of the clip loops (x < lo ? lo : x, then t > hi ? hi : t: a tie keeps x).
+ * NumPy casts into a buffer and runs its clip loop over it with the same rule
+ * (both bounds scalars), so the bits agree.
+ *
+ * A signaling NaN in a float source makes NumPy's cast raise FE_INVALID,
+ * which it reports as "invalid value encountered in clip"; the loop reports
+ * meeting one (its quiet bit clear, a payload left) and the caller hands the
+ * call to the ufunc, which reports it as NumPy does.
+ *
+ * Each loop: fc_widen_<source>_<wide>(x, out, n, &lo, &hi), n elements, both
+ * contiguous, the bounds of the wide type; nonzero: a signaling NaN met. The
+ * signature of csrc/convert.h's loops, so they share its table and threads.
+ * Compiled into each SIMD build (fastclip/_kernels.pyx.in). */
+#ifndef FASTCLIP_WIDEN_H
+#define FASTCLIP_WIDEN_H
+
+#include <string.h>
+#include <numpy/npy_common.h>
+#include "convert.h"
+
+static inline int fc_signaling_float(float x)
+{
+    npy_uint32 u;
+    memcpy(&u, &x, sizeof u);
+    return (u & 0x7fc00000u) == 0x7f800000u && (u & 0x003fffffu) != 0;
+}
+
+static inline int fc_signaling_half(npy_uint16 h)
+{
+    return (h & 0x7e00u) == 0x7c00u && (h & 0x01ffu) != 0;
+}
+
+#define FC_WIDEN(SN, S, WN, W, CAST, SIGNALING)                                \
+    static int fc_in_range_widen_##SN##_##WN(const void *plo, const void *phi) \
+    {                                                                          \
+        (void)plo; (void)phi;                                                  \
+        return 1;                                                              \
+    }                                                                          \
+    static FC_CONVERT_LOOP int fc_cvt_widen_##SN##_##WN(const char *px, char *po, npy_intp n, \
+                                                        const void *plo, const void *phi) \
+    {                                                                          \
+        const S *xs = (const S *)px;                                           \
+        W *o = (W *)po;                                                        \
+        W lo = *(const W *)plo, hi = *(const W *)phi;                          \
+        int signaling = 0;                                                     \
+        for (npy_intp i = 0; i < n; i++) {                                     \
+            S x = xs[i];                                                       \
+            signaling |= SIGNALING;                                            \
+            W v = CAST;                                                        \
+            FC_CLIP(v, lo, hi);                                                \
+            o[i] = v;                                                          \
+        }                                                                      \
+        return signaling;                                                      \
+    }
+
+#endif
