@@ -130,48 +130,75 @@ static inline fc_vi fc_vi_set1(int w, const void *value)
     default: return vreinterpretq_u8_u64(vdupq_n_u64(v));
     }
 }
-#define FC_NEON_CLIP(SUF, VT, CMPT)                                            \
+/* fc_vi (bytes) as a vector of another lane type and back; the identity for u8 */
+#define FC_NEON_CLIP(SUF, VT, FROM, TO)                                        \
     do {                                                                       \
-        VT xx = vreinterpretq_##SUF##_u8(x), ll = vreinterpretq_##SUF##_u8(lo); \
-        VT hh = vreinterpretq_##SUF##_u8(hi);                                  \
+        VT xx = FROM(x), ll = FROM(lo), hh = FROM(hi);                         \
         VT t = vbslq_##SUF(vcltq_##SUF(xx, ll), ll, xx);                       \
-        return vreinterpretq_u8_##SUF(vbslq_##SUF(vcgtq_##SUF(t, hh), hh, t)); \
+        return TO(vbslq_##SUF(vcgtq_##SUF(t, hh), hh, t));                     \
     } while (0)
+#define FC_NEON_CLIP_AS(SUF, VT) FC_NEON_CLIP(SUF, VT, FC_FROM_##SUF, FC_TO_##SUF)
+#define FC_FROM_s8(v) vreinterpretq_s8_u8(v)
+#define FC_TO_s8(v) vreinterpretq_u8_s8(v)
+#define FC_FROM_u8(v) (v)
+#define FC_TO_u8(v) (v)
+#define FC_FROM_s16(v) vreinterpretq_s16_u8(v)
+#define FC_TO_s16(v) vreinterpretq_u8_s16(v)
+#define FC_FROM_u16(v) vreinterpretq_u16_u8(v)
+#define FC_TO_u16(v) vreinterpretq_u8_u16(v)
+#define FC_FROM_s32(v) vreinterpretq_s32_u8(v)
+#define FC_TO_s32(v) vreinterpretq_u8_s32(v)
+#define FC_FROM_u32(v) vreinterpretq_u32_u8(v)
+#define FC_TO_u32(v) vreinterpretq_u8_u32(v)
+#define FC_FROM_f32(v) vreinterpretq_f32_u8(v)
+#define FC_TO_f32(v) vreinterpretq_u8_f32(v)
+#define FC_FROM_s64(v) vreinterpretq_s64_u8(v)
+#define FC_TO_s64(v) vreinterpretq_u8_s64(v)
+#define FC_FROM_u64(v) vreinterpretq_u64_u8(v)
+#define FC_TO_u64(v) vreinterpretq_u8_u64(v)
+#define FC_FROM_f64(v) vreinterpretq_f64_u8(v)
+#define FC_TO_f64(v) vreinterpretq_u8_f64(v)
 /* the scalar-bounds clip, x < lo ? lo : x, then t > hi ? hi : t, as compares
  * and bsl (a NaN x compares false: x) */
 static inline fc_vi fc_vi_clip(int w, int kind, fc_vi x, fc_vi lo, fc_vi hi)
 {
     switch (w * 4 + kind) {
-    case 4: FC_NEON_CLIP(s8, int8x16_t, uint8x16_t);
-    case 5: FC_NEON_CLIP(u8, uint8x16_t, uint8x16_t);
-    case 8: FC_NEON_CLIP(s16, int16x8_t, uint16x8_t);
-    case 9: FC_NEON_CLIP(u16, uint16x8_t, uint16x8_t);
-    case 16: FC_NEON_CLIP(s32, int32x4_t, uint32x4_t);
-    case 17: FC_NEON_CLIP(u32, uint32x4_t, uint32x4_t);
-    case 18: FC_NEON_CLIP(f32, float32x4_t, uint32x4_t);
-    case 32: FC_NEON_CLIP(s64, int64x2_t, uint64x2_t);
-    case 33: FC_NEON_CLIP(u64, uint64x2_t, uint64x2_t);
-    default: FC_NEON_CLIP(f64, float64x2_t, uint64x2_t);
+    case 4: FC_NEON_CLIP_AS(s8, int8x16_t);
+    case 5: FC_NEON_CLIP_AS(u8, uint8x16_t);
+    case 8: FC_NEON_CLIP_AS(s16, int16x8_t);
+    case 9: FC_NEON_CLIP_AS(u16, uint16x8_t);
+    case 16: FC_NEON_CLIP_AS(s32, int32x4_t);
+    case 17: FC_NEON_CLIP_AS(u32, uint32x4_t);
+    case 18: FC_NEON_CLIP_AS(f32, float32x4_t);
+    case 32: FC_NEON_CLIP_AS(s64, int64x2_t);
+    case 33: FC_NEON_CLIP_AS(u64, uint64x2_t);
+    default: FC_NEON_CLIP_AS(f64, float64x2_t);
     }
 }
+#undef FC_NEON_CLIP_AS
 #undef FC_NEON_CLIP
-/* the even lanes of a, then the even lanes of b (odd_b: its odd lanes) */
-#define FC_NEON_EVEN(SUF)                                                      \
+/* the even lanes of a, then the even lanes of b (odd_b: its odd lanes): uzp
+ * gathers each vector's even (odd) lanes into its low half, zip1 on 64-bit
+ * lanes joins the two low halves */
+#define FC_NEON_EVEN(SUF, VT)                                                  \
     do {                                                                       \
-        __typeof__(vreinterpretq_##SUF##_u8(a)) aa = vreinterpretq_##SUF##_u8(a); \
-        __typeof__(aa) bb = vreinterpretq_##SUF##_u8(b);                       \
-        __typeof__(aa) e = vuzp1q_##SUF(aa, aa), f = odd_b ? vuzp2q_##SUF(bb, bb) \
-                                                            : vuzp1q_##SUF(bb, bb); \
+        VT aa = FC_FROM_##SUF(a), bb = FC_FROM_##SUF(b);                       \
+        VT e = vuzp1q_##SUF(aa, aa);                                           \
+        VT f = odd_b ? vuzp2q_##SUF(bb, bb) : vuzp1q_##SUF(bb, bb);            \
         return vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_##SUF(e),     \
                                                vreinterpretq_u64_##SUF(f)));   \
     } while (0)
 static inline fc_vi fc_vi_even(int w, fc_vi a, fc_vi b, int odd_b)
 {
     switch (w) {
-    case 1: FC_NEON_EVEN(u8);
-    case 2: FC_NEON_EVEN(u16);
-    case 4: FC_NEON_EVEN(u32);
-    default: FC_NEON_EVEN(u64);
+    case 1: FC_NEON_EVEN(u8, uint8x16_t);
+    case 2: FC_NEON_EVEN(u16, uint16x8_t);
+    case 4: FC_NEON_EVEN(u32, uint32x4_t);
+    default: {
+        uint64x2_t aa = vreinterpretq_u64_u8(a), bb = vreinterpretq_u64_u8(b);
+        return vreinterpretq_u8_u64(odd_b ? vzip1q_u64(aa, vzip2q_u64(bb, bb))
+                                          : vzip1q_u64(aa, bb));
+    }
     }
 }
 #undef FC_NEON_EVEN

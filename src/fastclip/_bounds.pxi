@@ -14,6 +14,8 @@ cdef int F8_BIAS[32]
 cdef bint F8_HAS_INF[32]
 cdef int ROW_SIGNED[32]
 cdef int ROW_ITEMSIZE[32]
+#: the 16- and 8-bit float rows: the largest magnitude that is not a NaN, as bits
+cdef unsigned int ROW_LARGEST_BITS[32]
 #: per row: its scalar type, and for integer rows the range of a Python int
 #: bound that fits in a long long (uint64's top half is checked apart)
 cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
@@ -33,6 +35,7 @@ for _i, _row in enumerate(DTYPES):
         _, F8_MANTISSA[_i], F8_BIAS[_i], _ = FLOAT8[_row.name]
         F8_HAS_INF[_i] = not saturates(_row.name)
     ROW_ITEMSIZE[_i] = _dt.itemsize
+    ROW_LARGEST_BITS[_i] = LARGEST_BITS.get(_row.name, 0)
     ROW_SIGNED[_i] = _dt.kind == "i"
     if _dt.kind in "iu":
         INT_MIN[_i] = np.iinfo(_dt).min

@@ -129,6 +129,27 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
     return 2
 
 
+cdef inline bint _is_nan_at(int row, const void *p, bint or_zero) noexcept:
+    """Whether the element at p (of row row, a float row) is a NaN, or with
+    or_zero a zero of either sign."""
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef double v
+    cdef unsigned int magnitude
+    if ROW_KIND[row] == 1:
+        v = (<const float *>p)[0] if size == 4 else (<const double *>p)[0]
+        return v != v or (or_zero and v == 0)
+    # the 16- and 8-bit floats, by their bits
+    magnitude = ((<const unsigned short *>p)[0] & 0x7fff if size == 2
+                 else (<const unsigned char *>p)[0] & 0x7f)
+    return magnitude > ROW_LARGEST_BITS[row] or (or_zero and magnitude == 0)
+
+
+cdef bint _nan_or_zero_x(int row, const void *x, const void *lo, const void *hi) noexcept:
+    """Whether element x (of a float row) is a NaN or a zero of either sign,
+    or lo or hi a NaN: where NumPy's scalar-bound and per-element loops differ."""
+    return _is_nan_at(row, x, True) or _is_nan_at(row, lo, False) or _is_nan_at(row, hi, False)
+
+
 cdef bint _no_zero_or_nan(ndarray b, int itemsize) noexcept:
     """Whether a contiguous float32/float64 bound holds neither a NaN nor a
     zero of either sign. Then NumPy's two loops agree on every element
@@ -249,12 +270,14 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     if lo_kind == 0 or hi_kind == 0:
         return NotImplemented
     if ((lo_kind == 2 or hi_kind == 2) and ROW_KIND[row] != 0 and cnp.PyArray_SIZE(a) == 1
-            and cnp.PyArray_NDIM(a) > 0):
+            and cnp.PyArray_NDIM(a) > 0
+            and _nan_or_zero_x(row, cnp.PyArray_DATA(a), lo_ptr, hi_ptr)):
         # One element, all axes of size 1: NumPy's iterator passes an array
-        # bound of a's own rank with its stride (the per-element loop: x's NaN,
-        # x on a tie) and a broadcast one with stride 0 (the scalar-bound
-        # loop: the bound's), as its coalescing of those axes goes; NumPy's
-        # iterator, with the same loops, decides.
+        # bound of a's own rank with its stride (the per-element loop: x's
+        # NaN, and on a -0.0/+0.0 tie the bound) and a broadcast one with
+        # stride 0 (the scalar-bound loop: the bound's NaN, x on a tie), as
+        # its coalescing of those axes goes. Without a NaN or a zero x the two
+        # agree; with one, NumPy's iterator, with the same loops, decides.
         return NotImplemented
     strides[FC_LO] = lo_strides if lo_kind == 2 else NULL
     strides[FC_HI] = hi_strides if hi_kind == 2 else NULL

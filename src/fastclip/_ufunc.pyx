@@ -31,8 +31,8 @@ from cpython.ref cimport Py_INCREF
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
-from fastclip._dtypes import (DTYPES, FLOAT8, WIDENINGS, conversion_loops, finite_range,
-                              numpy_dtype, saturates)
+from fastclip._dtypes import (DTYPES, FLOAT8, LARGEST_BITS, WIDENINGS, conversion_loops,
+                              finite_range, numpy_dtype, saturates)
 
 cnp.import_array()
 cnp.import_umath()

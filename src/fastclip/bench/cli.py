@@ -68,7 +68,10 @@ def parser():
                    help="leave out the threads, idle-gap, concurrency and Dask sections")
     p.add_argument("--no-calls", action="store_true",
                    help="leave out the every-call, address-sweep and clip-and-convert sections")
-    p.add_argument("--only", choices=("convert", "idle"), help="one section alone")
+    p.add_argument("--only", choices=("convert", "idle", "programs"), help="one section alone")
+    p.add_argument("--programs", action="store_true",
+                   help="also time real programs as they are and under fastclip.patched() "
+                        "(those of their libraries installed); a full run has them")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="plot the main table's speedups (matplotlib)")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
@@ -87,13 +90,19 @@ def _measure(args):
     if args.only == "idle":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "idle": sections.idle(peers, repeats, progress=progress)}
-    return sections.run(
+    if args.only == "programs":
+        return {"system": sections.system(peers), "repeats": repeats, "results": [],
+                "programs": sections.programs(repeats, progress)}
+    report = sections.run(
         peers, quick=args.quick,
         dtypes=set(args.dtypes.split(",")) if args.dtypes else None,
         sizes=tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None,
         layouts=tuple(args.layouts.split(",")) if args.layouts else None,
         repeats=args.repeats, scale=not args.no_scale, calls_too=not args.no_calls,
         progress=progress)
+    if args.programs or not args.quick:
+        report["programs"] = sections.programs(report["repeats"], progress)
+    return report
 
 
 def _measure_target(argv, target):

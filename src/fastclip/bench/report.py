@@ -123,6 +123,22 @@ def idle_table(report):
                  "all/1: fastclip on all threads over one thread (<= 1: the split never costs).")
 
 
+def programs_table(report):
+    rows = []
+    for r in report["programs"]["rows"]:
+        t = r["seconds"]
+        rows.append([r["program"], r["library"], _time(t["as it is"]), _time(t["patched"]),
+                     _x(t["as it is"] / t["patched"]), f"{100 * r['clip_share']:.0f}%"])
+    legend = ("as it is / patched: the program's time as it is over its time under "
+              "fastclip.patched() (one fastclip thread); in np.clip: the share of its time "
+              "inside np.clip, as it is.")
+    if report["programs"]["skipped"]:
+        legend += " Skipped: " + "; ".join(report["programs"]["skipped"]) + "."
+    return Table("Real programs, as they are and under fastclip.patched()",
+                 ["program", "library", "as it is", "patched", "as it is / patched",
+                  "in np.clip"], rows, legend)
+
+
 def _range(values, worst="low"):
     """'lo-hi' of (ratio, name) pairs, naming the worst: the lowest (a
     speedup) or the highest (a time over np.copyto's)."""
@@ -185,7 +201,8 @@ def tables(report, full=False):
                           ("address_sweep", sweep_table)):
             if report.get(key):
                 out.append(make(report))
-    for key, make in (("threads", threads_table), ("idle", idle_table)):
+    for key, make in (("programs", programs_table), ("threads", threads_table),
+                      ("idle", idle_table)):
         if report.get(key):
             out.append(make(report))
     return out

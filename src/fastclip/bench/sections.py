@@ -234,6 +234,53 @@ def dask(repeats):
     return {"what": "float32 2**26 in 16 chunks, 2 worker processes, .sum()", "seconds": t}
 
 
+def programs(repeats, progress=None):
+    """Real programs (fastclip/bench/programs.py) as they are and under
+    fastclip.patched(), on one fastclip thread, beside the share of their time
+    in np.clip (one run with each np.clip call timed; NumPy's)."""
+    from fastclip.bench.programs import available
+    ready, missing = available()
+    rng = np.random.default_rng(6)
+    rows = []
+    before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)
+    try:
+        for name, library, what, make in ready:
+            _say(progress, f"[programs] {name}")
+            run = make(rng)
+
+            def patched(run=run):
+                with fastclip.patched():
+                    run()
+            seconds = time_interleaved({"as it is": run, "patched": patched}, repeats, 0.05)
+            rows.append({"program": name, "library": library, "what": what, "seconds": seconds,
+                         "clip_share": _clip_share(run)})
+    finally:
+        fastclip.set_num_threads(before)
+    return {"rows": rows, "skipped": missing}
+
+
+def _clip_share(run):
+    """The share of one run's time spent inside np.clip (NumPy's)."""
+    spent = [0.0]
+    original = np.clip
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t0
+    np.clip = timed
+    try:
+        t0 = time.perf_counter()
+        run()
+        total = time.perf_counter() - t0
+    finally:
+        np.clip = original
+    return spent[0] / total if total else 0.0
+
+
 def system(peers):
     """The facts a reader needs to place the figures: date, CPU, SIMD target,
     versions, the peers present and absent."""
