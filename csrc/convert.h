@@ -303,25 +303,21 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
     return nan | fc_half_blocks_double(x + start, o + start, n - start, lo, hi);
 }
 
-/* float16 -> float32 */
+/* float16 -> float32, exactly: each case computed and the right one kept by
+ * bitwise selects, so that the vectoriser takes the loops that call it (with
+ * branches GCC left them scalar) */
 static inline float fc_half_to_float(npy_uint16 h)
 {
     npy_uint32 sign = (npy_uint32)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    npy_uint32 u;
-    if (e == 0x1f) {
-        u = sign | 0x7f800000u | (m << 13);
-    }
-    else if (e != 0) {
-        u = sign | ((e + 112) << 23) | (m << 13);
-    }
-    else if (m == 0) {
-        u = sign;
-    }
-    else {
-        float f = (float)m * (1.0f / 16777216.0f);       /* m * 2**-24, exact */
-        memcpy(&u, &f, sizeof u);
-        u |= sign;
-    }
+    npy_uint32 normal = ((e + 112) << 23) | (m << 13);         /* rebiased */
+    npy_uint32 special = 0x7f800000u | (m << 13);              /* infinity, NaN */
+    float scaled = (float)m * (1.0f / 16777216.0f);            /* subnormal: m * 2**-24 */
+    npy_uint32 small;
+    memcpy(&small, &scaled, sizeof small);                     /* (zero for m == 0) */
+    npy_uint32 is_special = (npy_uint32)0 - (npy_uint32)(e == 0x1f);
+    npy_uint32 is_small = (npy_uint32)0 - (npy_uint32)(e == 0);
+    npy_uint32 u = (special & is_special) | (small & is_small) | (normal & ~(is_special | is_small));
+    u |= sign;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;

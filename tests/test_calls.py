@@ -5,6 +5,7 @@ warnings. The scalar path and the sequence path answer most of these without
 NumPy; the rest must still be NumPy's answer."""
 
 import itertools
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -251,8 +252,9 @@ WIDER_BOUNDS = [0.5, -3.25, 1e10, -0.0, 0.0, float("nan"), float("inf"), 7, -7, 
                          ids=str)
 def test_wider_loops_are_numpys(dtype):
     """Calls whose NumPy loop is of a wider dtype than x's (float32 x with
-    np.float64 bounds, int x with Python float bounds, dtype=float64):
-    _calls.pxi casts x and clips the new array in place. NumPy's dtype,
+    np.float64 bounds, int x with Python float bounds, dtype=float64), into
+    a new array or an out: csrc/widen.h casts and clips in one pass, other
+    layouts cast x and clip the new array in place. NumPy's dtype,
     bits, warnings and messages, for scalar bounds of every kind (zeros and
     NaNs included, which go NumPy's way) and views that NumPy 2.1 walks in
     several buffered runs; signaling NaNs in x, scanned (small) and cast
@@ -266,6 +268,24 @@ def test_wider_loops_are_numpys(dtype):
                 assert_same_outcome(outcome(lambda: fastclip.clip(view, lo, hi, **kwargs)),
                                     outcome(lambda: numpy_clip(view, lo, hi, **kwargs)),
                                     messages=True)
+    # into an out of the loop's dtype (the widening loop writes it), of
+    # another layout, overlapping x, of another dtype; castings
+    for lo, hi in itertools.product(WIDER_BOUNDS[::2], WIDER_BOUNDS[1::2]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")         # (a bound beyond x's range)
+            wide = np.result_type(numpy_clip(x[:1], lo, hi))
+        for view in views:
+            for make_out in (lambda: np.full(view.shape, 7, wide),
+                             lambda: np.full(view.shape[::-1], 7, wide).T,
+                             lambda: np.full(view.shape, 7, np.float32),
+                             lambda: np.full(view.shape + (2,), 7, wide)[..., 0]):
+                for kwargs in ({}, {"casting": "unsafe"}, {"casting": "no"}):
+                    def call(clip):
+                        out = make_out()
+                        return clip(view, lo, hi, out=out, **kwargs), out, view
+                    assert_same_outcome(outcome(lambda: call(fastclip.clip)),
+                                        outcome(lambda: call(numpy_clip)),
+                                        messages=True, with_out=True)
     if dtype.kind == "f":
         u = np.dtype(f"u{dtype.itemsize}")
         quiet = int(np.array(np.nan, dtype).view(u))
@@ -279,6 +299,12 @@ def test_wider_loops_are_numpys(dtype):
                         assert_same_outcome(
                             outcome(lambda: fastclip.clip(view, lo, hi, **kwargs)),
                             outcome(lambda: numpy_clip(view, lo, hi, **kwargs)), messages=True)
+                    def into_out(clip):
+                        out = np.zeros(view.shape, np.float64)
+                        return clip(view, lo, hi, out=out), out, view
+                    assert_same_outcome(outcome(lambda: into_out(fastclip.clip)),
+                                        outcome(lambda: into_out(numpy_clip)),
+                                        messages=True, with_out=True)
 
 
 # ---------------------------------------------------------------------------

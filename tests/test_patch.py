@@ -1,4 +1,4 @@
-"""fastclip as numpy.clip for a whole program (issue 9).
+"""fastclip as numpy.clip for a whole program.
 
 The calls real libraries make through np.clip, each routed to NumPy by
 fastclip (scalars, lists, MaskedArrays, dtypes without a kernel, duck arrays
@@ -54,6 +54,53 @@ CALLS = [
     ("a_min > a_max", lambda: ((np.arange(5.0), 3, 1), {})),
     ("rejected: no bounds given", lambda: ((np.arange(3),), {})),
     ("rejected: string bound", lambda: ((np.arange(3.0), "a", 1), {})),
+]
+
+_NASTY = np.array([0.0, -0.0, np.nan, -np.inf, np.inf, 1.5, -1.5, 3e38], np.float64)
+
+
+def _image(shape, dtype):
+    """The same data at each call: normal values, NaN, zeros of both signs,
+    infinities and a value past float32's range among them."""
+    x = np.random.default_rng(8).normal(size=shape) * 2
+    x.reshape(-1)[:_NASTY.size] = _NASTY
+    with np.errstate(over="ignore"):
+        return x.astype(dtype)
+
+
+def _in_place(x, lo, hi):
+    return (x, lo, hi), {"out": x}
+
+
+# the calls tools/record_calls.py recorded in real programs (the caller named),
+# NaNs, signed zeros and infinities among the data
+CALLS += [
+    ("Python float, Python float bounds (gymnasium MountainCar)",
+     lambda: ((-0.0, -0.07, 0.07), {})),
+    ("float32 (1,), float32 (1,) bounds (gymnasium ClipAction)",
+     lambda: ((np.array([2.5], np.float32), np.array([-2.0], np.float32),
+               np.array([2.0], np.float32)), {})),
+    ("float32 (1,) NaN, float32 (1,) NaN bound (ClipAction's rule)",
+     lambda: ((np.array([np.nan], np.float32), np.array([-2.0], np.float32),
+               np.array([-np.nan], np.float32)), {})),
+    ("float32 (1,) -0.0, float32 (1,) +0.0 bound (ClipAction's rule)",
+     lambda: ((np.array([-0.0], np.float32), np.array([0.0], np.float32),
+               np.array([2.0], np.float32)), {})),
+    ("float32 (1,), Python float bounds (gymnasium Pendulum)",
+     lambda: ((np.array([3.5], np.float32), -2.0, 2.0), {})),
+    ("np.float64, Python int bounds (gymnasium Pendulum)",
+     lambda: ((np.float64(-9.5), -8, 8), {})),
+    ("float32 image, np.float64 bounds (matplotlib Normalize)",
+     lambda: ((_image((216, 384), np.float32), np.float64(-1), np.float64(1)), {})),
+    ("float32 image, np.float64 zero bound (Normalize with vmin=0)",
+     lambda: ((_image((216, 384), np.float32), np.float64(0), np.float64(1)), {})),
+    ("uint8 image, Python float bounds (skimage rescale_intensity)",
+     lambda: ((np.random.default_rng(8).integers(0, 256, (108, 192, 3), dtype=np.uint8),
+               50.0, 200.0), {})),
+    ("float64 image in place, Python float bounds (skimage unsharp_mask)",
+     lambda: _in_place(_image((108, 192), np.float64), -1.0, 1.0)),
+    ("float64 1-D, Python int bounds (scipy stats pmf)",
+     lambda: ((_image(10**5, np.float64), 0, 1), {})),
 ]
 
 

@@ -271,7 +271,12 @@ cdef bint _zero_or_nan(object v):
     return f == 0.0 or f != f
 
 
-cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
+#: castings under which NumPy casts x into its wider loop (a safe cast) and
+#: the loop's result into an out of that loop's dtype (no cast)
+_WIDENING_CASTINGS = frozenset(("safe", "same_kind", "unsafe"))
+
+
+cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarray out):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
     float64. NumPy casts x into the loop's dtype as its iterator goes and
@@ -279,7 +284,8 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
     and clipped in one pass (csrc/widen.h) where a and the result are
     contiguous, else cast by np.copyto (a safe cast: exact, or int64 into
     float64 rounded as NumPy rounds it) and clipped by the fast path in
-    place. NotImplemented for anything else."""
+    place; with out (of exactly the loop's dtype, laid out like the result
+    would be, apart from a), into out. NotImplemented for anything else."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
     if cnp.PyArray_NDIM(a) == 0 or not cnp.PyArray_ISNBO(descr.byteorder):
@@ -304,6 +310,15 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
         a_min = wide.type(a_min)            # a NumPy scalar, cast exactly
     if type(a_max) is not float and type(a_max) is not int:
         a_max = wide.type(a_max)
+    if out is not None:
+        odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
+        if not (cnp.PyArray_EquivTypes(odescr, <cnp.dtype>wide)
+                and cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_SAMESHAPE(a, out)
+                and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_ISALIGNED(out)
+                and not _partly_overlap(a, out)
+                and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out)):
+            return NotImplemented
+        return out if _widen_and_clip(a, out, wide_row, a_min, a_max) == 1 else NotImplemented
     Py_INCREF(wide)
     result = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>wide, 0)   # like np.clip's
     done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
@@ -390,7 +405,12 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
     if (row >= 0 and not ROW_ML[row] and _operand_has_loop(a_min)
             and _operand_has_loop(a_max)):
         if out is None and (not kwargs or (len(kwargs) == 1 and "dtype" in kwargs)):
-            result = _widened(a, a_min, a_max, kwargs.get("dtype"))
+            result = _widened(a, a_min, a_max, kwargs.get("dtype"), None)
+            if result is not NotImplemented:
+                return result
+        elif type(out) is ndarray and (not kwargs or (
+                len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
+            result = _widened(a, a_min, a_max, None, <ndarray>out)
             if result is not NotImplemented:
                 return result
         return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
