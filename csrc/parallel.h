@@ -62,6 +62,24 @@
 typedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
                           const npy_intp *steps, void *data);
 
+/* Settings every call reads, from any thread and with the GIL released, and
+ * set_num_threads writes (the thread settings, the pool handed over): relaxed
+ * atomic loads and stores, so that neither a GIL nor its absence (free-
+ * threaded CPython) is needed for them. MSVC: volatile accesses of aligned
+ * words, atomic there. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FC_ATOMIC_ACCESSORS(NAME, T)                                           \
+    static inline T fc_load_##NAME(T const *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); } \
+    static inline void fc_store_##NAME(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#else
+#define FC_ATOMIC_ACCESSORS(NAME, T)                                           \
+    static inline T fc_load_##NAME(T const *p) { return *(volatile T const *)p; } \
+    static inline void fc_store_##NAME(T *p, T v) { *(volatile T *)p = v; }
+#endif
+FC_ATOMIC_ACCESSORS(int, int)
+FC_ATOMIC_ACCESSORS(intp, npy_intp)
+FC_ATOMIC_ACCESSORS(ulong, unsigned long)
+
 /* work on the indices [first, last) of a job */
 typedef void (*fc_range_fn)(void *ctx, npy_intp first, npy_intp last);
 
@@ -453,19 +471,24 @@ static void *fc_parallel_range_address(void) { return (void *)fc_parallel_range;
 
 /* the owner's fc_parallel_range, once handed over (configure_threads) */
 static fc_parallel_range_t fc_parallel_range_owner = NULL;
+FC_ATOMIC_ACCESSORS(range_fn, fc_parallel_range_t)
 
 static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_intp grain,
                               int nthreads)
 {
-    if (nthreads > 1 && fc_parallel_range_owner != NULL) {
-        fc_parallel_range_owner(fn, ctx, total, grain, nthreads);
+    fc_parallel_range_t owner = fc_load_range_fn(&fc_parallel_range_owner);
+    if (nthreads > 1 && owner != NULL) {
+        owner(fn, ctx, total, grain, nthreads);
     }
     else {
         fn(ctx, 0, total);
     }
 }
 
-static void fc_set_parallel_range(void *owner) { fc_parallel_range_owner = (fc_parallel_range_t)owner; }
+static void fc_set_parallel_range(void *owner)
+{
+    fc_store_range_fn(&fc_parallel_range_owner, (fc_parallel_range_t)owner);
+}
 
 #endif  /* FC_POOL_OWNER */
 

@@ -237,6 +237,34 @@ FC_ROWS_INLINE void fc_halving_rows_512(int w, int kind, char *px, char *po, npy
  * 3.8 us there, 3.2 us here); for wider items the two timed within this
  * machine's noise (float32 9.3-12.3 us, float64 47-54 us, each way), and the
  * compiled loop stays. */
+/* where= over one contiguous run, scalar bounds: the mask's bytes as a mask
+ * register, x loaded and out stored under it (masked-off lanes neither read
+ * nor written), one pass; 1, or 0 for a layout it does not take */
+#define FC_HAVE_MASKED_ROWS 1
+/* the lanes whose where= mask byte is set, of the k (<= 64 / w) at m */
+FC_ROWS_INLINE fc_lanes_t fc_mask_lanes_512(const unsigned char *m, npy_intp k)
+{
+    __m512i v = _mm512_maskz_loadu_epi8((__mmask64)fc_low_lanes(k), m);
+    return _mm512_test_epi8_mask(v, v);
+}
+
+FC_ROWS_INLINE int fc_masked_rows(int w, int kind, char *px, char *po, const unsigned char *mask,
+                                  npy_intp n, npy_intp sx, npy_intp so, npy_intp s_mask,
+                                  const void *lo, const void *hi)
+{
+    if (sx != w || so != w || s_mask != 1) {
+        return 0;
+    }
+    const npy_intp lanes = 64 / w;
+    __m512i vlo = fc_set1_512(w, lo), vhi = fc_set1_512(w, hi);
+    for (npy_intp i = 0; i < n; i += lanes) {
+        fc_lanes_t m = fc_mask_lanes_512(mask + i, n - i < lanes ? n - i : lanes);
+        fc_store_512(w, po + i * w, m,
+                     fc_clip_512(w, kind, fc_loadz_512(w, m, px + i * w), vlo, vhi));
+    }
+    return 1;
+}
+
 FC_ROWS_INLINE int fc_strided_rows(int w, int kind, char *px, char *po, npy_intp n,
                                   npy_intp sx, npy_intp so, npy_intp count,
                                   npy_intp row_sx, npy_intp row_so,
@@ -308,6 +336,38 @@ FC_ROWS_INLINE void fc_halving_rows_vector(int w, int kind, char *px, char *po, 
         fc_vi_store(o + i * w, fc_vi_clip(w, kind, fc_vi_even(w, a, b, 1), lo, hi));
     }
 }
+
+#if defined(FC_VI_MASKED_STORE)
+/* where= over one contiguous run of 4- or 8-byte items, scalar bounds: x
+ * loaded and out stored under the mask (vpmaskmov: masked-off lanes neither
+ * read nor written), one pass; the 1- and 2-byte items have no masked store
+ * (csrc/masked.h blends them); 1, or 0 for a layout it does not take */
+#define FC_HAVE_MASKED_ROWS 1
+FC_ROWS_INLINE int fc_masked_rows(int w, int kind, char *px, char *po, const unsigned char *mask,
+                                  npy_intp n, npy_intp sx, npy_intp so, npy_intp s_mask,
+                                  const void *lo, const void *hi)
+{
+    if (w < 4 || sx != w || so != w || s_mask != 1) {
+        return 0;
+    }
+    const npy_intp lanes = FC_VI_BYTES / w;
+    fc_vi vlo = fc_vi_set1(w, lo), vhi = fc_vi_set1(w, hi);
+    npy_intp i = 0;
+    for (; i + lanes <= n; i += lanes) {
+        fc_vi m = fc_vi_mask_of(w, mask + i);
+        fc_vi_maskstore(w, po + i * w, m,
+                        fc_vi_clip(w, kind, fc_vi_maskload(w, m, px + i * w), vlo, vhi));
+    }
+    if (i < n) {
+        unsigned char rest[FC_VI_BYTES] = {0};
+        memcpy(rest, mask + i, (size_t)(n - i));
+        fc_vi m = fc_vi_mask_of(w, rest);
+        fc_vi_maskstore(w, po + i * w, m,
+                        fc_vi_clip(w, kind, fc_vi_maskload(w, m, px + i * w), vlo, vhi));
+    }
+    return 1;
+}
+#endif
 
 FC_ROWS_INLINE int fc_strided_rows(int w, int kind, char *px, char *po, npy_intp n,
                                   npy_intp sx, npy_intp so, npy_intp count,

@@ -25,6 +25,7 @@ def test_cases_come_from_the_table_and_compute_the_same_thing():
 def _quick(tmp_path, *more):
     out = tmp_path / "r.json"
     r = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--quick", "--sizes", "16",
+                        "--layouts", "new,out",
                         "--dtypes", "float32,bfloat16", "--repeats", "2", "--peers", "",
                         "--no-scale", "--no-calls", "--json", str(out), *more],
                        capture_output=True, text=True, check=True)

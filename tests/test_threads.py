@@ -244,3 +244,79 @@ def test_results_larger_than_the_caches_are_streamed_correctly(dtype):
                 assert_same(out, expected)
     finally:
         fastclip.set_num_threads(before)
+
+
+FIRST_CALLS_RACE = r"""
+import random, sys, threading
+import numpy as np, ml_dtypes, fastclip
+from fastclip import _compat
+numpy_clip = _compat.numpy_clip
+rng = np.random.default_rng(0)
+f32 = rng.normal(size=3000).astype(np.float32)
+u8 = rng.integers(0, 256, 3000).astype(np.uint8)
+e4 = f32.astype(ml_dtypes.float8_e4m3fn)
+big = rng.normal(size=2**19).astype(np.float32)
+# each a call of a kind that fills one of fastclip's caches on its first use:
+# a wider loop, a casting check of a fused pair, a widening copy, a float8
+# table, the scalar and sequence paths; with its expected result
+CALLS = [
+    (lambda: fastclip.clip(f32, np.float64(-0.5), np.float64(0.5)),
+     lambda: numpy_clip(f32, np.float64(-0.5), np.float64(0.5))),
+    (lambda: fastclip.clip(u8, 10.5, 200.5), lambda: numpy_clip(u8, 10.5, 200.5)),
+    (lambda: fastclip.clip(f32, 0, 255, out=np.empty(f32.shape, np.uint8), casting="unsafe"),
+     lambda: numpy_clip(f32, 0, 255, out=np.empty(f32.shape, np.uint8), casting="unsafe")),
+    (lambda: fastclip.clip(f32, -1, 1, out=np.empty(f32.shape, np.float64)),
+     lambda: numpy_clip(f32, -1, 1, out=np.empty(f32.shape, np.float64))),
+    (lambda: fastclip.clip(e4, None, 1.0).view(np.uint8),
+     lambda: numpy_clip(e4.astype(np.float32), None, 1.0).astype(e4.dtype).view(np.uint8)),
+    (lambda: fastclip.clip(1.5, 0, 1), lambda: numpy_clip(1.5, 0, 1)),
+    (lambda: fastclip.clip([1, 5, -3], 0, 2), lambda: numpy_clip([1, 5, -3], 0, 2)),
+    (lambda: fastclip.clip(big, -0.5, 0.5), lambda: numpy_clip(big, -0.5, 0.5)),
+]
+expected = [e() for _, e in CALLS]
+start = threading.Barrier(8)
+errors = []
+
+def worker(seed):
+    r = random.Random(seed)
+    start.wait()
+    try:
+        for _ in range(60):
+            k = r.randrange(len(CALLS))
+            got = CALLS[k][0]()
+            if not np.array_equal(np.asarray(got), np.asarray(expected[k])):
+                errors.append(f"call {k} differs")
+            what = r.randrange(4)
+            if what == 0:
+                fastclip.set_num_threads(r.randint(1, 4))
+            elif what == 1:
+                fastclip.patch_numpy()
+                fastclip.unpatch_numpy()
+            elif what == 2:
+                with fastclip.patched():
+                    if not np.array_equal(np.clip(f32, -1, 1), expected[3]):
+                        errors.append("np.clip under the patch differs")
+    except Exception as exc:
+        errors.append(repr(exc))
+
+threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert not errors, errors[:5]
+assert np.clip is numpy_clip and not fastclip.is_patched()
+print("ok", fastclip.get_num_threads() in range(1, 5))
+"""
+
+
+def test_first_calls_set_num_threads_and_the_patch_racing_in_a_fresh_interpreter():
+    """Eight threads, released at once in a new interpreter, make the first
+    calls that fill each of fastclip's caches, set the thread count and turn
+    the patch on and off, all at the same time: every result is NumPy's, and
+    the patch ends off (docs/threads.rst lists each shared state and its
+    guard)."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", FIRST_CALLS_RACE], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["ok", "True"]

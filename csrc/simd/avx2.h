@@ -287,4 +287,33 @@ static inline fc_vi fc_vi_even(int w, fc_vi a, fc_vi b, int odd_b)
     return _mm256_permute4x64_epi64(v, 0xd8);
 }
 
+/* where= with 4- and 8-byte lanes: the lanes of a vector whose where= mask
+ * byte is set, and vpmaskmovd/q under them */
+#define FC_VI_MASKED_STORE 1
+static inline fc_vi fc_vi_mask_of(int w, const unsigned char *m)
+{
+    if (w == 4) {
+        __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)m));
+        return _mm256_cmpgt_epi32(v, _mm256_setzero_si256());
+    }
+    int bits;
+    memcpy(&bits, m, 4);
+    __m256i v = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(bits));
+    return _mm256_cmpgt_epi64(v, _mm256_setzero_si256());
+}
+static inline fc_vi fc_vi_maskload(int w, fc_vi m, const void *p)
+{
+    return w == 4 ? _mm256_maskload_epi32((const int *)p, m)
+                  : _mm256_maskload_epi64((const long long *)p, m);
+}
+static inline void fc_vi_maskstore(int w, void *p, fc_vi m, fc_vi v)
+{
+    if (w == 4) {
+        _mm256_maskstore_epi32((int *)p, m, v);
+    }
+    else {
+        _mm256_maskstore_epi64((long long *)p, m, v);
+    }
+}
+
 #endif

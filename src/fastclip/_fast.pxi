@@ -329,7 +329,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         mask = _mask_for(where, a, res)
         if mask is None:
             return NotImplemented
-        masked = MASKED
+        masked = MASKED_ROWS[row]
         pm = <char *>cnp.PyArray_DATA(mask)
         strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
     size = cnp.PyArray_SIZE(a)

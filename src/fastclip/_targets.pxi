@@ -59,8 +59,8 @@ cdef int STRIDED_ROWS_MIN_BYTES = _kernels.STRIDED_ROWS_MIN_BYTES
 
 cdef fc_loop_t *LOOPS = <fc_loop_t *>PyCapsule_GetPointer(
     _kernels.loop_table(), "fastclip.loop_table")
-cdef fc_masked_t MASKED = <fc_masked_t>PyCapsule_GetPointer(
-    _kernels.masked_driver(), "fastclip.masked")
+cdef fc_masked_t *MASKED_ROWS = <fc_masked_t *>PyCapsule_GetPointer(
+    _kernels.masked_table(), "fastclip.masked_table")
 cdef fc_rows_t *ROWS = <fc_rows_t *>PyCapsule_GetPointer(
     _kernels.rows_table(), "fastclip.rows_table")
 

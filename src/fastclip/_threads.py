@@ -9,8 +9,8 @@ smaller of the two counts is used).
 
 The rule that keeps threads from multiplying: a call is split only when its
 input is at least 1 MiB and it comes from the interpreter's main thread.
-(Measured on 2 cores with awake helpers: 2 threads are 1.5x faster from
-256 KiB and 1.8x at 1-4 MiB; 1 MiB keeps every n <= 100 000 on one thread.) Calls from other threads, such as a
+(1 MiB keeps every n <= 100 000 on one thread; docs/performance.rst has the
+measurements.) Calls from other threads, such as a
 thread pool or Dask's worker threads, run on the calling thread, so N callers
 use N cores, not N x cores.
 """
@@ -22,6 +22,9 @@ import threading
 PARALLEL_MIN_BYTES = 1 << 20
 
 _num_threads = None
+#: set_num_threads from several threads at once: each setting and its hand-off
+#: to the kernel module in one piece (the kernels read them atomically)
+_lock = threading.Lock()
 
 
 def _available_cpus():
@@ -61,8 +64,9 @@ def set_num_threads(n):
     global _num_threads
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"set_num_threads: expected a positive integer, got {n!r}")
-    _num_threads = n
-    _apply()
+    with _lock:
+        _num_threads = n
+        _apply()
 
 
 def get_num_threads():
@@ -80,5 +84,6 @@ def effective_threads():
 
 def _init():
     global _num_threads
-    _num_threads = _default_threads()
-    _apply()
+    with _lock:
+        _num_threads = _default_threads()
+        _apply()

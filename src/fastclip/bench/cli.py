@@ -18,10 +18,14 @@ from fastclip.bench.cases import LAYOUTS_FULL
 from fastclip.bench.peers import Peers
 
 #: the environment that holds torch (ATen) and numba (LLVM) to a target's
-#: instruction set, so a target's row compares like with like
+#: instruction set, so a target's row compares like with like (numba: a CPU
+#: name alone keeps the host's features; an empty feature list takes the
+#: named CPU's)
 PEER_ISA = {
-    "baseline": {"ATEN_CPU_CAPABILITY": "default", "NUMBA_CPU_NAME": "x86-64"},
-    "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "NUMBA_CPU_NAME": "haswell"},
+    "baseline": {"ATEN_CPU_CAPABILITY": "default", "NUMBA_CPU_NAME": "x86-64",
+                 "NUMBA_CPU_FEATURES": ""},
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "NUMBA_CPU_NAME": "haswell",
+             "NUMBA_CPU_FEATURES": ""},
     "avx512": {"ATEN_CPU_CAPABILITY": "avx512"},
 }
 
@@ -52,8 +56,8 @@ def parser():
                     "installed (torch.clamp, numba, numexpr), timed side by side in one process, "
                     "medians of interleaved repeats, each SIMD target this CPU runs in a process "
                     "of its own.")
-    p.add_argument("--quick", action="store_true", help="a short run: sizes up to 1e5, new and out=, "
-                   "no idle-gap or Dask section")
+    p.add_argument("--quick", action="store_true", help="a short run (under a minute a target): "
+                   "n=16 and 1e5 out=, a dtype a kind of call, no threads sections")
     p.add_argument("--full", action="store_true", help="print every table, not only the summary")
     p.add_argument("--markdown", action="store_true", help="print the tables as markdown")
     p.add_argument("--simd", help="SIMD targets to time, comma-separated, or 'all' "

@@ -56,14 +56,14 @@ def main_table(peers, rows, sizes, layouts, repeats, min_seconds, progress=None)
     return results
 
 
-def calls(peers, repeats, min_seconds, progress=None):
+def calls(peers, repeats, min_seconds, progress=None, quick=False):
     rows, sweep = [], []
     with _OneThread(peers):
-        for group, dtype, case, funcs in call_cases(peers):
+        for group, dtype, case, funcs in call_cases(peers, quick):
             _say(progress, f"[calls] {group}: {dtype} {case}")
             rows.append({"group": group, "dtype": dtype, "case": case,
                          "seconds": time_interleaved(funcs, repeats, min_seconds)})
-        for name in SWEEP_DTYPES:
+        for name in SWEEP_DTYPES[:2] if quick else SWEEP_DTYPES:
             dtype = numpy_dtype(row_named(name))
             _say(progress, f"[address sweep] {name}")
             for d in SWEEP_DISTANCES:
@@ -73,10 +73,10 @@ def calls(peers, repeats, min_seconds, progress=None):
     return rows, sweep
 
 
-def convert(peers, repeats, min_seconds, progress=None):
+def convert(peers, repeats, min_seconds, progress=None, quick=False):
     rows = []
     with _OneThread(peers):
-        for pair, funcs in convert_cases(peers):
+        for pair, funcs in convert_cases(peers, quick=quick):
             _say(progress, f"[convert] {pair}")
             rows.append({"pair": pair, "n": CALL_N,
                          "seconds": time_interleaved(funcs, repeats, min_seconds)})
@@ -310,25 +310,26 @@ def _torch_capability(peers):
 def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, scale=True,
         calls_too=True, progress=None):
     """The whole report: the main table, then (calls_too) the every-call,
-    address-sweep and clip-and-convert sections, then (scale) the threads and
-    concurrency sections, and for a full run the idle gaps and Dask."""
+    address-sweep and clip-and-convert sections, then (scale, not quick) the
+    threads, concurrency, idle-gap and Dask sections. quick: fewer sizes,
+    layouts, dtypes and repeats."""
     from fastclip.bench.cases import LAYOUTS_FULL, LAYOUTS_QUICK, SIZES_FULL, SIZES_QUICK
     rows = [r for r in DTYPES if dtypes is None or r.name in dtypes or numpy_dtype(r).name in dtypes]
     sizes = sizes or (SIZES_QUICK if quick else SIZES_FULL)
     layouts = layouts or (LAYOUTS_QUICK if quick else LAYOUTS_FULL)
-    repeats = repeats or (5 if quick else 9)
+    repeats = repeats or (3 if quick else 9)
     min_seconds = 0.002 if quick else 0.01
     report = {"system": system(peers), "config": config(), "repeats": repeats,
               "results": main_table(peers, rows, sizes, layouts, repeats, min_seconds, progress)}
     if calls_too:
-        report["calls"], report["address_sweep"] = calls(peers, repeats, min_seconds, progress)
-        report["convert"] = convert(peers, repeats, min_seconds, progress)
-    if scale:
+        report["calls"], report["address_sweep"] = calls(peers, repeats, min_seconds, progress,
+                                                         quick)
+        report["convert"] = convert(peers, repeats, min_seconds, progress, quick)
+    if scale and not quick:
         report["threads"] = threads(peers, repeats, progress)
         _say(progress, "[concurrency]")
         report["concurrency"] = concurrency(repeats)
-        if not quick:
-            report["idle"] = idle(peers, repeats, progress=progress)
-            _say(progress, "[dask]")
-            report["dask"] = dask(max(3, repeats // 2))
+        report["idle"] = idle(peers, repeats, progress=progress)
+        _say(progress, "[dask]")
+        report["dask"] = dask(max(3, repeats // 2))
     return report
