@@ -65,8 +65,8 @@ def extensions():
     common = dict(
         include_dirs=[np.get_include(), os.path.join(HERE, "csrc")],
         # a changed C helper rebuilds the modules that include it (cythonize
-        # and build_ext otherwise see only the .pyx: an edit to csrc/*.h left
-        # the old loops in place)
+        # and build_ext otherwise see only the .pyx, and an edit to csrc/*.h
+        # would leave stale loops in place)
         depends=sorted(glob.glob(os.path.join("csrc", "*.h"))
                        + glob.glob(os.path.join("csrc", "simd", "*.h"))),
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),

@@ -72,11 +72,9 @@ def target_arch(environ, platform_tag):
 #: levels of csrc/cpu_features.h). GCC and clang spell out each extension;
 #: MSVC's /arch:AVX2 also lets it use FMA and F16C, /arch:AVX512 means
 #: AVX-512 F/CD/BW/DQ/VL. The AVX-512 build vectorises at 256 bits (GCC's own
-#: choice for AVX-512 CPUs), with AVX-512's instructions and mask registers:
-#: measured against a 512-bit build, two runs each, ratios to np.clip in one
-#: process (Intel Xeon VM), float32/float64 n=2**24 new 0.94-0.96x -> 1.05-1.06x,
-#: out= 1.27x -> 1.46-1.53x; float16 n=1e5 154-170x -> 182-192x; bfloat16 n=1e5
-#: out= 12.0x -> 13.1-13.3x; in place at 2**24 and float8 within the noise.
+#: choice for AVX-512 CPUs), with AVX-512's instructions and mask registers: a
+#: 512-bit build was slower on the memory-bound rows (docs/performance.md,
+#: "Why the kernels are built as they are").
 _X86_SIMD = {
     "gcc-like": {
         "baseline": [],
@@ -107,27 +105,27 @@ def simd_targets(family, arch):
     return {t: list(f) for t, f in _X86_SIMD[_style(family)].items()}
 
 
-def base_flags(family):
+def base_flags(family, environ=None):
     """Flags every extension gets. Never -ffast-math or /fp:fast: NaN and
-    signed-zero results are part of the contract."""
+    signed-zero results are part of the contract. -g0 after Python's own -g:
+    the wheel carries the code, not its debug information, unless CFLAGS
+    asks for -g (tools/sanitize does)."""
     if _style(family) == "msvc":
         return ["/O2"]
-    return ["-O3", "-fno-math-errno", "-Wno-unused-function"]
+    environ = os.environ if environ is None else environ
+    debug = any(f.startswith("-g") and f != "-g0" for f in environ.get("CFLAGS", "").split())
+    return ["-O3", "-fno-math-errno", "-Wno-unused-function"] + ([] if debug else ["-g0"])
 
 
 def optional_kernel_flags(family):
     """Flags the kernels get when the compiler accepts them (probed).
 
-    -falign-loops=64: hot loops start on a 64-byte line. Without it, which rows
-    hit a slow case depended on where the linker put each (identical) loop:
-    n=2**24 out= on one thread, int64 'q' took 15.1 ms and uint32 4.8 ms
-    while 'l' took 7.7 ms and int32 3.1 ms; aligned, no row is past 9.7 ms /
-    3.3 ms. (clang accepts it from version 13.)
+    -falign-loops=64: hot loops start on a 64-byte line; without it, which
+    rows hit a slow case depended on where the linker put each (identical)
+    loop. (clang accepts it from version 13.)
 
     -funroll-loops: GCC leaves the vectorised loops at one vector per
-    iteration; unrolled, float32 with scalar bounds in cache through the ufunc
-    went from 9.6 to 8.7 us at 65536 elements (NumPy's own, unrolled, loop:
-    7.7-9.0 us in the same runs)."""
+    iteration, slower in cache than NumPy's own unrolled loops."""
     if _style(family) == "msvc":
         return []
     return ["-falign-loops=64", "-funroll-loops"]

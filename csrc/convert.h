@@ -1,4 +1,4 @@
-/* Clip and convert in one pass (issue 12): np.clip(x, lo, hi, out=o,
+/* Clip and convert in one pass: np.clip(x, lo, hi, out=o,
  * casting=...) with o of another dtype, which NumPy runs as its clip loop in
  * x's dtype, then a buffered cast into o. Here each element is clipped exactly
  * as the clip loop does and converted exactly as NumPy's (or ml_dtypes') cast
@@ -8,7 +8,7 @@
  * - fused only when both bounds, converted, are inside the destination's
  *   range (fc_in_range_*), so every result is too: float to int truncates
  *   toward zero as C does, and nothing overflows, so NumPy's cast gives no
- *   warning either. Other bounds keep today's route (NumPy's clip and cast).
+ *   warning either. Other bounds go NumPy's way (its clip, then its cast).
  * - a NaN met in x (NumPy's cast of NaN to an integer warns and gives a
  *   platform value; a NaN's payload may change in a float narrowing) makes
  *   the loop report it, and the caller hands the whole call to NumPy, which
@@ -20,13 +20,13 @@
  *   fc_double_to_float_odd); float -> bfloat16 and the float8s by ml_dtypes'
  *   rounding of the float32 bits, float64 either way ml_dtypes rounds it, once
  *   (by way of a float32 rounded to odd) or through float32 (a loop for each,
- *   fastclip/_dtypes.py ML_ROUNDINGS); float64 -> float32 by the C cast.
+ *   src/fastclip/_dtypes.py ML_ROUNDINGS); float64 -> float32 by the C cast.
  * Clip step: the scalar-bounds rule of the clip loops (x < lo ? lo : x, then
  * t > hi ? hi : t: a tie keeps x); float16 sources are clipped in float32,
  * where float16 values compare alike.
  *
  * Each loop: n elements, both operands contiguous; returns nonzero when a NaN
- * was met. Compiled into each SIMD build (fastclip/_kernels.pyx.in).
+ * was met. Compiled into each SIMD build (src/fastclip/_kernels.pyx.in).
  */
 #ifndef FASTCLIP_CONVERT_H
 #define FASTCLIP_CONVERT_H
@@ -44,9 +44,8 @@
 #endif
 
 /* The fused loops are vectorised at 512 bits in the AVX-512 build, whose
- * default is 256 (_build_utils): at 256 bits, n=1e5 one thread, int64 ->
- * uint8 took 20 us against 12 us, float32 -> float8_e4m3fn 31 us against
- * 21.5 us. GCC only (clang ignores the option). */
+ * default is 256 (_build_utils): they compute more than they move. GCC only
+ * (clang ignores the option). */
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 #define FC_CONVERT_LOOP __attribute__((target("prefer-vector-width=512")))
 #else
@@ -84,7 +83,7 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
     }
 }
 
-/* the scalar-bounds clip step of fastclip/_kernels.pyx.in (and NumPy's loop):
+/* the scalar-bounds clip step of src/fastclip/_kernels.pyx.in (and NumPy's loop):
  * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
 
@@ -95,7 +94,7 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
  * the lower and the higher bound as doubles (exact for every source type at
  * the limits used). The NaN test is dropped by the compiler for integer
  * sources. START: a statement that may do the first i elements and set nan
- * (FC_CONVERT_VECTOR's vector body), or nothing. fastclip/_dtypes.py::
+ * (FC_CONVERT_VECTOR's vector body), or nothing. src/fastclip/_dtypes.py::
  * conversion_macro writes each pair's call. */
 #define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK, START)                 \
     static int fc_in_range_##NAME(const void *plo, const void *phi)            \
@@ -280,8 +279,7 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
     npy_intp start = 0;
 #if defined(__AVX512F__) && defined(__AVX512VL__)
     /* The same steps in AVX-512, where the conversion rounds toward zero by
-     * itself: GCC's vectorisation of the loop below ran at 1.8x np.copyto of
-     * the source, this at about the speed of float64 -> float32. max(lo, v)
+     * itself (GCC's vectorisation of the loop below is far slower). max(lo, v)
      * is "v < lo ? lo : v" exactly (maxpd returns its second operand on a tie
      * or a NaN), min(hi, v) "v > hi ? hi : v". */
     __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);

@@ -1,7 +1,7 @@
 /* Converting a Python float (a C double) to the bits of a 16- or 8-bit float,
  * rounding the way NumPy and ml_dtypes do, so the fast path's bounds equal
  * the bounds np.float16(v) and ml_dtypes.bfloat16(v) would give, and the
- * float8 bounds of SPEC section 2.
+ * float8 bounds of docs/semantics.rst.
  *
  * float16: NumPy converts double -> half directly (npy_double_to_half), with
  * one round-to-nearest-even step; going through float first would round twice.
@@ -94,7 +94,7 @@ static inline uint16_t fc_double_to_bfloat16(double d, int *overflow)
 }
 
 /* float8 (M mantissa bits, exponent bias B; has_inf: e5m2, not e4m3fn) as
- * SPEC section 2 rounds a bound: through float32 (overflow there is reported,
+ * the bfloat16/float8 rule (docs/semantics.rst) rounds a bound: through float32 (overflow there is reported,
  * for NumPy's warning), to nearest even; NaN is ml_dtypes' NaN of the sign
  * (checked: 0x7f/0xff in e4m3fn, 0x7e/0xfe in e5m2); beyond the finite range
  * e5m2 rounds to infinity as ml_dtypes does, e4m3fn saturates at +-448 (where

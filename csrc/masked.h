@@ -7,7 +7,7 @@
  * (fc_blend_vector), branch-free whatever the mask. Masked-off elements of out
  * are never written.
  *
- * Compiled into each SIMD build (fastclip/_kernels.pyx.in includes it).
+ * Compiled into each SIMD build (src/fastclip/_kernels.pyx.in includes it).
  */
 #ifndef FASTCLIP_MASKED_H
 #define FASTCLIP_MASKED_H
@@ -26,9 +26,7 @@
 
 /* The masked stores of a contiguous blend, written out: left to the
  * vectoriser, its cost model kept some item sizes scalar, and a branch per
- * element mispredicts on a random mask (n=1e5, 50% true, one thread: float64
- * 321 us in the AVX-512 build at 256-bit vectors, 34 us with these stores;
- * uint8 and int16 in the AVX2 build 314 and 306 us). AVX-512 BW/VL: a
+ * element mispredicts on a random mask. AVX-512 BW/VL: a
  * masked store for every item size; AVX2: vpmaskmovd/q for 4- and 8-byte
  * items, and for the 1- and 2-byte items of whole dwords (it has no byte or
  * word masked store), the rest of their set items one by one.
@@ -53,9 +51,8 @@ static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
                                      _mm256_loadu_si256((const __m256i *)(buf + 2 * i)));
         }
         break;
-    case 4:     /* 4- and 8-byte items: 512-bit stores, half the instructions of
-                 * 256-bit ones (float64, n=1e5, one thread, medians of 9: 95%
-                 * true 45.6 -> 42.0 us, 50% 50.4 -> 44.6 us) */
+    case 4:     /* 4- and 8-byte items: 512-bit stores, half the instructions
+                 * of 256-bit ones */
         for (; i + 16 <= n; i += 16) {
             __m128i m = _mm_loadu_si128((const __m128i *)(mask + i));
             _mm512_mask_storeu_epi32(out + 4 * i, _mm_test_epi8_mask(m, m),

@@ -16,10 +16,9 @@
  * which outlast a wake-up, wake them at the start, and a helper that wakes in
  * time joins in; calls of FC_WAKE_AFTER_BYTES and more wake them after.
  *
- * Why not an OpenMP parallel region, as before (issue 11): its closing barrier
- * waits for every thread of the team, and a helper asleep on an idle vCPU took
- * 4-7 ms to wake on this project's VMs. float32 out= after a 20 ms idle gap,
- * all threads / one thread: 16.6x at 2**18, 5.6x at 2**20, 1.2x at 2**24.
+ * Why not an OpenMP parallel region: its closing barrier waits for every
+ * thread of the team, and a helper asleep on an idle vCPU takes milliseconds
+ * to wake, longer than the call (docs/performance.md has the figures).
  *
  * The parts keep locality: back to back, each thread clips the same part of
  * the same array call after call, as a static OpenMP schedule did.
@@ -45,7 +44,7 @@
  * on one thread. A build without OpenMP runs every call on one thread, and
  * Windows (no pthreads under MSVC) keeps an OpenMP region.
  *
- * When to split: the caller decides (fastclip/_kernels.pyx.in): enough bytes,
+ * When to split: the caller decides (src/fastclip/_kernels.pyx.in): enough bytes,
  * more than one thread allowed, the interpreter's main thread.
  */
 #ifndef FASTCLIP_PARALLEL_H
@@ -53,14 +52,13 @@
 
 #include <Python.h>
 #include <numpy/npy_common.h>
+#include "loop_types.h"
 #include "stream.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-typedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
-                          const npy_intp *steps, void *data);
 
 /* Settings every call reads, from any thread and with the GIL released, and
  * set_num_threads writes (the thread settings, the pool handed over): relaxed
@@ -102,14 +100,12 @@ typedef void (*fc_parallel_range_t)(fc_range_fn fn, void *ctx, npy_intp total, n
 #define FC_MIN_CHUNK_BYTES (64 << 10)
 /* A call this large (its input, estimated as chunks of FC_MIN_CHUNK_BYTES)
  * wakes sleeping helpers at its start, and one that wakes in time (before half
- * of it is done) joins it: it outlasts a wake-up. Measured after idle gaps of
- * 5-50 ms, 2 threads / 1 thread: float64 2**24 out= (128 MiB in) 0.52-0.89;
- * float32 2**24 out= (64 MiB) 1.05-1.25 when it woke them at its start, so
- * smaller calls do not. */
+ * of it is done) joins it: it outlasts a wake-up. Smaller calls lost time
+ * waking them at their start (docs/performance.md, threads). */
 #define FC_WAKE_EARLY_BYTES ((npy_intp)128 << 20)
 /* A call this large wakes sleeping helpers after it whatever the time since
- * the last: the wake-up (30-70 us here) is small next to it, and calls that
- * large tend to follow each other. */
+ * the last: the wake-up is small next to it, and calls that large tend to
+ * follow each other. */
 #define FC_WAKE_AFTER_BYTES ((npy_intp)16 << 20)
 #ifndef FC_MAX_CHUNK_GRAINS
 #define FC_MAX_CHUNK_GRAINS 8
@@ -145,10 +141,8 @@ static inline int fc_have_openmp(void)
 #if FC_POOL
 
 /* How long a helper spins for the next job before it sleeps: calls up to
- * 5 ms apart find it awake (float32 out= with 2 ms gaps, 2**18-2**24, 2
- * threads / 1 thread on the 2-core Intel Xeon VM: 0.49-0.55; with a 1 ms
- * spin, 0.86-1.24). OpenMP runtimes spin longer by default (libgomp:
- * GOMP_SPINCOUNT, 300000 rounds). */
+ * 5 ms apart find it awake (a 1 ms spin lost the gain at 2 ms gaps). OpenMP
+ * runtimes spin longer by default (libgomp: GOMP_SPINCOUNT). */
 #define FC_SPIN_NS 5000000L
 
 typedef struct {
@@ -319,9 +313,8 @@ static int fc_pool_start_helpers(int want)
  * the calls that follow, not for this one, and only when this call started
  * less than a helper's spin (FC_SPIN_NS) after the last one ended: then one wake-up keeps
  * them spinning from call to call. Further apart, they would be asleep again
- * by the next call, and the wake-up is a cost for nothing (30-70 us a call on
- * this project's VM, whose halted vCPUs need an IPI: float32 2**18 out= with
- * 1 ms and 5 ms gaps, woken after every call, took 1.35-1.54x one thread). */
+ * by the next call, and the wake-up is a cost for nothing (a VM's halted
+ * vCPUs need an interrupt to wake). */
 static void fc_pool_retire(long started_ns, int large)
 {
     fc_pool.busy = 0;
@@ -388,11 +381,9 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     }
     int wake_now = units >= FC_WAKE_EARLY_BYTES / FC_MIN_CHUNK_BYTES;
     if (fc_pool.sleeping == fc_pool.helpers && !fc_pool.test_split && !wake_now) {
-        /* Every helper is asleep: one woken now would join late, if at all
-         * (4-7 ms on this project's VMs), and measured, it cost the caller
-         * more than it helped (float32 2**22 out= after 50 ms idle, 2 threads
-         * / 1 thread: 1.14-1.27 waking them at the start, 0.92-1.05 waking
-         * them at the end). So: this call alone, then wake them for the next. */
+        /* Every helper is asleep: one woken now would join late, if at all,
+         * and waking it cost the caller more than it helped. So: this call
+         * alone, then wake them for the next. */
         fc_pool.busy = 1;
         pthread_mutex_unlock(&fc_pool.lock);
         fn(ctx, 0, total);

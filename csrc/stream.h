@@ -2,18 +2,14 @@
  *
  * An ordinary store first reads the destination line into the cache (read for
  * ownership), so a large out-of-place clip moves 3 bytes for every 2 it needs:
- * read x, read out, write out. Streaming stores skip that read. Measured on
- * this project's 2-core VM, float32 n=2**24 out=: np.clip 4.3 ms with plain
- * stores; copying the clipped blocks out with streaming stores removes a third
- * of the traffic (1 thread: 4.7 ms -> 3.1 ms). Used only for a loop call
- * whose result is at least FC_STREAM_MIN_BYTES, half the L3 of the machines
- * seen so far: smaller results stay in L3, where plain stores are faster
- * (uint8 n=2**24 split over 2 threads: 0.53 ms plain, 0.63 ms streamed).
+ * read x, read out, write out. Streaming stores skip that read, a third of
+ * the traffic. Used only for a loop call whose result is at least
+ * FC_STREAM_MIN_BYTES, half the L3 of the machines seen so far: smaller
+ * results stay in L3, where plain stores are faster.
  *
  * fc_stream_copy: dst aligned to 64 bytes, nbytes a multiple of 64. 32-byte
- * streaming stores in the AVX-512 build too: on the AMD EPYC (Zen 4) seen so
- * far, float64 n=2**24 out= on one thread took 9.3 ms with 64-byte ones and
- * 8.2 ms with 32-byte ones (np.clip 8.6 ms).
+ * streaming stores in the AVX-512 build too: 64-byte ones were slower on AMD
+ * Zen 4.
  */
 #ifndef FASTCLIP_STREAM_H
 #define FASTCLIP_STREAM_H
@@ -40,10 +36,8 @@
 
 /* A loop's `data` (NULL from NumPy's iterator) set to this by the fast path:
  * the output was just allocated. Its pages are faulted in (and zeroed, through
- * the cache) by the stores themselves, and streaming stores then lose:
- * float32 n=2**24 new result, one thread, Intel Xeon: 21.6 ms streamed, 15.1
- * ms with plain stores (np.clip 14.9 ms); into an existing out= streaming
- * wins (5.9 ms against 9.3). */
+ * the cache) by the stores themselves, and streaming stores then lose (into
+ * an existing out= they win). */
 #define FC_FRESH_OUTPUT ((void *)1)     /* a tag, never dereferenced (one value in every module) */
 
 /* A loop's `data` set to this by csrc/parallel.h: this call is one chunk of a
@@ -64,9 +58,8 @@
  * first, middle and last page (mincore reads the page tables, not the memory;
  * three calls cost about a microsecond against the milliseconds of a call
  * this large). A user's out=np.empty(...) of this size is fresh memory
- * (mmap), and streaming into it loses as into a new result: float32 n=2**24,
- * one thread, Intel Xeon VM: 21.1 ms streamed, np.clip 16.4 ms. Where
- * mincore is missing (Windows), pages count as resident. */
+ * (mmap), and streaming into it loses as into a new result. Where mincore is
+ * missing (Windows), pages count as resident. */
 static inline int fc_pages_resident(const char *p, npy_intp nbytes)
 {
 #if FC_HAVE_MINCORE

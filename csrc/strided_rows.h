@@ -39,9 +39,8 @@
 #define FC_HAVE_STRIDED_ROWS 1
 
 /* Every function here is inlined into its caller, which passes the width and
- * kind as constants, so that each switch below folds away: called, the
- * same-stride loop ran a switch a vector (uint8 rows of 43, one vector each:
- * 4.1 ns a row). */
+ * kind as constants, so that each switch below folds away (called, the
+ * same-stride loop ran a switch a vector). */
 #if defined(_MSC_VER)
 #define FC_ROWS_INLINE static __forceinline
 #else
@@ -92,18 +91,18 @@ FC_ROWS_INLINE __m512i fc_set1_512(int w, const void *value)
     }
 }
 
-/* kind: 0 signed int, 1 unsigned int, 2 IEEE float */
+/* kind: FC_LANE_SIGNED, FC_LANE_UNSIGNED or FC_LANE_FLOAT (simd/simd.h) */
 FC_ROWS_INLINE __m512i fc_clip_512(int w, int kind, __m512i x, __m512i lo, __m512i hi)
 {
-    if (kind == 2 && w == 4) {
+    if (kind == FC_LANE_FLOAT && w == 4) {
         __m512 t = _mm512_max_ps(_mm512_castsi512_ps(lo), _mm512_castsi512_ps(x));
         return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(hi), t));
     }
-    if (kind == 2) {
+    if (kind == FC_LANE_FLOAT) {
         __m512d t = _mm512_max_pd(_mm512_castsi512_pd(lo), _mm512_castsi512_pd(x));
         return _mm512_castpd_si512(_mm512_min_pd(_mm512_castsi512_pd(hi), t));
     }
-    switch (w * 2 + kind) {
+    switch (w * 2 + kind) {        /* w bytes a lane, signed or unsigned */
     case 2: return _mm512_min_epi8(hi, _mm512_max_epi8(lo, x));
     case 3: return _mm512_min_epu8(hi, _mm512_max_epu8(lo, x));
     case 4: return _mm512_min_epi16(hi, _mm512_max_epi16(lo, x));
@@ -168,7 +167,7 @@ FC_ROWS_INLINE void fc_same_stride_rows_512(int w, int kind, char *px, char *po,
     npy_intp phase_step = lanes % s;
     if (full == 0) {
         /* a row in one vector (x[..., 1:] of 63 bytes): its mask once, not a
-         * row (4096 such rows: 7.1 us so, 8.4 us through the loop below) */
+         * row */
         fc_lanes_t m = masks[0] & fc_low_lanes(rest);
         for (npy_intp r = 0; r < count; r++) {
             char *x = px + r * row_sx, *o = po + r * row_so;
@@ -233,9 +232,7 @@ FC_ROWS_INLINE void fc_halving_rows_512(int w, int kind, char *px, char *po, npy
 /* The rows above when their layout is one of the two, else 0 (the caller's
  * loops). Short contiguous rows only (long ones have the contiguous kernel);
  * every other element of long rows only for bytes, where the compiled
- * every_other_<name> is slower (one thread, 1-D x[::2] of 1e5 into out=:
- * 3.8 us there, 3.2 us here); for wider items the two timed within this
- * machine's noise (float32 9.3-12.3 us, float64 47-54 us, each way), and the
+ * every_other_<name> is slower; for wider items the two time alike, and the
  * compiled loop stays. */
 /* where= over one contiguous run, scalar bounds: the mask's bytes as a mask
  * register, x loaded and out stored under it (masked-off lanes neither read

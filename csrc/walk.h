@@ -25,16 +25,6 @@
 #include <numpy/ndarraytypes.h>
 #include "parallel.h"
 
-typedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
-                            const unsigned char *mask, npy_intp n,
-                            const npy_intp *steps, npy_intp s_mask);
-
-/* A row's loop over `count` runs of n elements (steps as a loop's), run r
- * starting at args + r * row_steps: rows_<name> of the kernel module, which
- * checks and prepares scalar bounds once for all of them. */
-typedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
-                          const npy_intp *row_steps);
-
 /* the operands a plan walks: a bound that is a scalar has stride 0 throughout */
 enum { FC_A, FC_OUT, FC_MASK, FC_LO, FC_HI, FC_OPERANDS };
 
@@ -137,20 +127,12 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
 
 /* Whether NumPy's iterator should take this walk instead: several runs, each
  * contiguous and under 256 bytes. Its buffering gathers such runs into long
- * ones faster than this walk's loops a run (the int and IEEE float rows of
- * the AVX-512 build excepted: csrc/strided_rows.h takes those runs as masked
- * vectors, uint8 below in 8.2 us, np.clip 23.8 us, _fast.pxi's
- * _prefers_numpy). Measured, one thread, np.clip's time over
- * this walk's / over the iterator's with fastclip's loop: uint8
- * x[::2, :, ::2, 1:] of (16, 16, 64, 64), runs of 63, 0.87x / 1.06x; float16
- * the same 53x / 66x). Strided short runs stay here: the rows gathered
- * several to a buffer (short_rows_<name> of the kernels) beat the
- * iterator's: uint8 x[:, ::2, ::2] of (64, 128, 128), runs of 64 at stride
- * 2, 1.68x / 1.05x; float32 x[::-1, :, ::3] in place 2.40x / 1.96x. Inputs
- * spread far apart (an out= whose order is transposed from the input's) stay
- * here too, walked in tiles (fc_plan, fc_walk_runs): float32 (64, 128, 128)
- * into a transposed out= 0.86 ms, np.clip 7.1 ms (6.7 ms here before the
- * tiles). */
+ * ones faster than this walk's loops a run (except where csrc/strided_rows.h
+ * takes those runs as vectors: _fast.pxi's _prefers_numpy). Strided short
+ * runs stay here: the rows gathered several to a buffer (short_rows_<name>
+ * of the kernels) beat the iterator's. Inputs spread far apart (an out= whose
+ * order is transposed from the input's) stay here too, walked in tiles
+ * (fc_plan, fc_walk_runs). */
 static int fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize)
 {
     int inner = p->nd - 1;

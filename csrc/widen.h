@@ -1,5 +1,5 @@
 /* Results wider than x in one pass: a call whose NumPy loop is of a wider
- * dtype than x's (fastclip/_dtypes.py WIDENINGS), each element cast into the
+ * dtype than x's (src/fastclip/_dtypes.py WIDENINGS), each element cast into the
  * wide type as NumPy's cast does, then clipped there by the scalar-bounds rule
  * of the clip loops (x < lo ? lo : x, then t > hi ? hi : t: a tie keeps x).
  * NumPy casts into a buffer and runs its clip loop over it with the same rule
@@ -13,7 +13,7 @@
  * Each loop: fc_widen_<source>_<wide>(x, out, n, &lo, &hi), n elements, both
  * contiguous, the bounds of the wide type; nonzero: a signaling NaN met. The
  * signature of csrc/convert.h's loops, so they share its table and threads.
- * Compiled into each SIMD build (fastclip/_kernels.pyx.in). */
+ * Compiled into each SIMD build (src/fastclip/_kernels.pyx.in). */
 #ifndef FASTCLIP_WIDEN_H
 #define FASTCLIP_WIDEN_H
 

@@ -1,6 +1,6 @@
 """The slow, obvious twin of fastclip.clip, and the bit-for-bit comparison.
 
-np.clip is the oracle. The one deliberate difference (SPEC section 2): a
+np.clip is the oracle. The one deliberate difference (docs/semantics.rst): a
 bfloat16, float8_e4m3fn or float8_e5m2 array with Python-scalar, own-dtype or
 None bounds keeps its dtype, and equals np.clip in float32 with the bounds
 rounded to the dtype first (float8_e4m3fn saturating at +-448), converted
@@ -17,7 +17,7 @@ import numpy as np
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 FLOAT8 = [np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)]
-#: the formats NumPy clips in float32 and fastclip keeps (SPEC section 2)
+#: the formats NumPy clips in float32 and fastclip keeps (docs/semantics.rst)
 ML_FLOATS = [BFLOAT16, *FLOAT8]
 
 #: the oracle: NumPy's own clip, not whatever ``numpy.clip`` is bound to when
@@ -71,7 +71,7 @@ def _keeps_own_dtype(a, bounds):
     return True
 
 
-#: float8_e4m3fn has no infinity: a bound beyond +-448 saturates (SPEC 2)
+#: float8_e4m3fn has no infinity: a bound beyond +-448 saturates (docs/semantics.rst)
 SATURATE_AT = {FLOAT8[0]: 448.0}
 
 

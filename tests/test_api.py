@@ -111,7 +111,7 @@ def test_bfloat16_and_float8_keep_their_dtype(dtype, bounds):
 
 
 def test_float8_e4m3fn_bounds_saturate_instead_of_becoming_nan():
-    # SPEC section 2: e4m3fn has no infinity; ml_dtypes casts 1000 to NaN, the
+    # docs/semantics.rst: e4m3fn has no infinity; ml_dtypes casts 1000 to NaN, the
     # rule rounds it to the largest finite value, 448
     e4m3fn = FLOAT8[0]
     a = np.array([-448, -3, 0, 3, 448], np.float32).astype(e4m3fn)

@@ -63,6 +63,14 @@ def test_markdown_is_the_same_tables(tmp_path):
     assert r.stdout.count("| one call, n=16,") == 2
 
 
+def test_a_saved_report_renders_as_the_run_printed_it(tmp_path):
+    r, _ = _quick(tmp_path, "--full")
+    again = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--full", "--from-json",
+                            str(tmp_path / "r.json")],
+                           capture_output=True, text=True, check=True)
+    assert again.stdout == r.stdout
+
+
 def test_unknown_target_says_what_runs():
     r = subprocess.run([sys.executable, "-m", "fastclip", "bench", "--simd", "sse9"],
                        capture_output=True, text=True)

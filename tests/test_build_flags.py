@@ -64,9 +64,12 @@ def test_other_architectures_build_only_the_portable_kernels(family, arch):
 
 @pytest.mark.parametrize("family", ["gcc", "clang", "apple-clang"])
 def test_gcc_like_flags(family):
-    flags = bu.base_flags(family)
+    flags = bu.base_flags(family, {})
     assert "-O3" in flags and "-Wno-unused-function" in flags
     assert not any("fast-math" in f or f.startswith("-march") for f in flags)
+    # no debug information in a wheel, unless CFLAGS asks for it
+    assert "-g0" in flags
+    assert "-g0" not in bu.base_flags(family, {"CFLAGS": "-fsanitize=address -g"})
 
 
 def test_openmp_flags_per_family():

@@ -1,4 +1,4 @@
-"""Every kind of call a user makes, against np.clip (issue 10): Python and
+"""Every kind of call a user makes, against np.clip: Python and
 NumPy scalars, 0-d arrays, lists and tuples as `a`, each with every kind of
 scalar bound; the same result (type, dtype, bits), exception type and
 warnings. The scalar path and the sequence path answer most of these without
@@ -103,7 +103,7 @@ def _masked_expected(a, lo, hi, expected, mask):
     `expected`, a copy of out's contents in out's own layout: NumPy's own
     masked call (its answer can depend on that layout: NumPy 2.1 buffers
     scalar bounds for non-contiguous walks and then runs its per-element
-    loop); for bfloat16 and float8, SPEC section 2's route, blended by NumPy."""
+    loop); for bfloat16 and float8, the bfloat16/float8 route (docs/semantics.rst), blended by NumPy."""
     if is_ml_float(a.dtype):
         np.copyto(expected, reference_clip(a, lo, hi), where=mask)
     else:
@@ -144,7 +144,7 @@ def test_where_into_out(dtype):
     # (ml_dtypes' float8_e5m2 says kind "f", bfloat16 and float8_e4m3fn "V": the
     # ml_dtypes formats are told apart by is_ml_float. Their NaN-bound results
     # through NumPy 2.1's buffered walks keep x's NaN, the float32 reference
-    # the bound's: both NaN, as SPEC section 2 asks.)
+    # the bound's: both NaN, as docs/semantics.rst asks.)
     if ((dtype.kind == "f" and not is_ml_float(dtype))
             or (is_ml_float(dtype) and not _ufunc.MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS)):
         nan_bounds.append((float("nan"), hi))

@@ -109,7 +109,7 @@ def test_8bit_every_triple(dtype):
 
 @pytest.mark.parametrize("dtype", FLOAT8, ids=str)
 def test_float8_every_triple(dtype):
-    """SPEC section 2 for float8: np.clip in float32, converted back (the
+    """The bfloat16/float8 rule (docs/semantics.rst) for float8: np.clip in float32, converted back (the
     reference), for all 2**24 (x, lo, hi) bit patterns, NaNs of every payload
     and both zeros included."""
     values = np.arange(256, dtype=np.uint16).astype(np.uint8).view(dtype)

@@ -12,7 +12,7 @@ from fastclip._dtypes import DTYPES, numpy_dtype
 from tests.arrays import typical_bounds, values
 from tests.reference import assert_same, reference_clip
 
-BLOCK = 1024     # fastclip/_kernels.pyx.in
+BLOCK = 1024     # src/fastclip/_kernels.pyx.in
 SIZES = [BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7]
 STEPS = [1, 2, 3, -1, -2]
 DTYPES_ = [numpy_dtype(r) for r in DTYPES]

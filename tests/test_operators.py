@@ -1,4 +1,4 @@
-"""SPEC section 5: the ONNX Clip and oneDNN Graph Clamp mappings.
+"""docs/semantics.rst, Operator mappings: the ONNX Clip and oneDNN Graph Clamp mappings.
 
 The ONNX examples are read from the seed document itself
 (tests/data/onnx-Clip-12.rst, a verbatim copy of shared/seeds/)."""

@@ -132,7 +132,7 @@ def make_call(case):
 
 
 def own_dtype_rule_applies(case):
-    """SPEC section 2: a bfloat16 or float8 array keeps its dtype."""
+    """docs/semantics.rst, the bfloat16/float8 rule: a bfloat16 or float8 array keeps its dtype."""
     a_spec, lo_b, hi_b, out_kind, out_dtype, kwargs, keywords, a_form = case
     own = a_spec.dtype.newbyteorder("=")
 

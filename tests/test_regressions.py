@@ -56,8 +56,8 @@ def test_bfloat16_missing_bound_and_nan_does_not_warn():
 
 
 def test_bfloat16_huge_python_int_bound_with_bfloat16_out():
-    # NumPy's bfloat16 minimum rejects 2**63 ("expected number, got int"); SPEC's
-    # float32 route takes it: the array is unchanged
+    # NumPy's bfloat16 minimum rejects 2**63 ("expected number, got int"); the
+    # bfloat16 rule's float32 route takes it: the array is unchanged
     x = np.array([0, 1], BF16)
     out = np.zeros(2, BF16)
     assert fastclip.clip(x, None, 2**63, out=out) is out
@@ -74,7 +74,7 @@ def test_overlapping_out_goes_through_numpys_buffering(dtype):
 
 
 def test_byte_swapped_bfloat16_stays_bfloat16():
-    # found by fuzz/run: a non-native bfloat16 array is still bfloat16 (SPEC 2)
+    # found by fuzz/run: a non-native bfloat16 array is still bfloat16 (docs/semantics.rst)
     x = np.array([-2, 0.5, 3], BF16)
     swapped = x.byteswap().view(x.dtype.newbyteorder())
     r = fastclip.clip(swapped, 0, 1)
@@ -118,7 +118,7 @@ def test_equivalent_int64_types_in_array_bounds(a_type, bound_type):
 def test_bfloat16_out_of_its_own_dtype_keeps_the_bfloat16_rule():
     # Hypothesis drew a "fresh-other" out whose dtype was bfloat16 itself; the
     # property test took NumPy as the oracle, whose route raises ("expected
-    # number, got int": ml_dtypes converting 2**63). SPEC section 2: the bound
+    # number, got int": ml_dtypes converting 2**63). docs/semantics.rst: the bound
     # rounds to bfloat16 through float32 and the result stays bfloat16.
     for x, expected in ((0.0, 0.0), (3e19, float(np.float32(2**63)))):
         a = np.array(x, BF16)
@@ -142,7 +142,7 @@ def test_one_sided_ml_float_keeps_the_layout(dtype):
 def test_ml_float_strided_view_with_zero_bounds_of_both_signs(dtype):
     # Hypothesis found it on NumPy 2.1, whose iterator buffers scalar bounds
     # in walks of several runs (its per-element loop then gives the -0.0
-    # bound); SPEC section 2's rule is np.clip of a.astype(float32), one run,
+    # bound); the bfloat16/float8 rule (docs/semantics.rst) is np.clip of a.astype(float32), one run,
     # which keeps x's +0.0. fastclip walks these itself.
     base = np.zeros((1, 4, 5, 10), dtype)
     for a in (base[..., ::-2], base[:, ::2, :, ::3], np.zeros((4, 5, 5), dtype).transpose(2, 0, 1)):

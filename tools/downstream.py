@@ -25,7 +25,7 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Modules whose code under test calls np.clip (issue 9's table) or that test
+# Modules whose code under test calls np.clip (the recorded-calls table of docs/performance.md) or that test
 # clip itself; paths inside site-packages.
 LONG = {
     "matplotlib": ["matplotlib/tests/test_ticker.py", "matplotlib/tests/test_colors.py",

@@ -1,4 +1,4 @@
-"""asv suite: the same cases as ``python -m fastclip bench`` (fastclip/bench.py),
+"""asv suite: the same cases as ``python -m fastclip bench`` (src/fastclip/bench/),
 generated from the dtype table, so the two never drift apart.
 
     cd bench && asv run --python=same --quick     # against the installed fastclip

@@ -231,23 +231,23 @@ static inline fc_vi fc_vi_set1(int w, const void *value)
  * x) is lo > x ? lo : x (x on a NaN or a tie), vminps(hi, t) hi < t ? hi : t */
 static inline fc_vi fc_vi_clip(int w, int kind, fc_vi x, fc_vi lo, fc_vi hi)
 {
-    if (kind == 2 && w == 4) {
+    if (kind == FC_LANE_FLOAT && w == 4) {
         __m256 t = _mm256_max_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(x));
         return _mm256_castps_si256(_mm256_min_ps(_mm256_castsi256_ps(hi), t));
     }
-    if (kind == 2) {
+    if (kind == FC_LANE_FLOAT) {
         __m256d t = _mm256_max_pd(_mm256_castsi256_pd(lo), _mm256_castsi256_pd(x));
         return _mm256_castpd_si256(_mm256_min_pd(_mm256_castsi256_pd(hi), t));
     }
     if (w == 8) {       /* no 64-bit min/max: compares (unsigned: with the sign flipped) */
-        __m256i bias = _mm256_set1_epi64x(kind == 1 ? (long long)0x8000000000000000ull : 0);
+        __m256i bias = _mm256_set1_epi64x(kind == FC_LANE_UNSIGNED ? (long long)0x8000000000000000ull : 0);
         __m256i xb = _mm256_xor_si256(x, bias), lb = _mm256_xor_si256(lo, bias);
         __m256i hb = _mm256_xor_si256(hi, bias);
         __m256i t = _mm256_blendv_epi8(x, lo, _mm256_cmpgt_epi64(lb, xb));
         __m256i tb = _mm256_xor_si256(t, bias);
         return _mm256_blendv_epi8(t, hi, _mm256_cmpgt_epi64(tb, hb));
     }
-    switch (w * 2 + kind) {
+    switch (w * 2 + kind) {        /* w bytes a lane, signed or unsigned */
     case 2: return _mm256_min_epi8(hi, _mm256_max_epi8(lo, x));
     case 3: return _mm256_min_epu8(hi, _mm256_max_epu8(lo, x));
     case 4: return _mm256_min_epi16(hi, _mm256_max_epi16(lo, x));

@@ -162,7 +162,7 @@ static inline fc_vi fc_vi_set1(int w, const void *value)
  * and bsl (a NaN x compares false: x) */
 static inline fc_vi fc_vi_clip(int w, int kind, fc_vi x, fc_vi lo, fc_vi hi)
 {
-    switch (w * 4 + kind) {
+    switch (w * 4 + kind) {        /* w bytes a lane, and its FC_LANE_ kind */
     case 4: FC_NEON_CLIP_AS(s8, int8x16_t);
     case 5: FC_NEON_CLIP_AS(u8, uint8x16_t);
     case 8: FC_NEON_CLIP_AS(s16, int16x8_t);

@@ -4,7 +4,7 @@
  * universal intrinsics do (numpy/_core/src/common/simd/).
  *
  * The target comes from the compiler's own macros, so each kernel build
- * (fastclip/_kernels.pyx.in, compiled per target) gets its own:
+ * (src/fastclip/_kernels.pyx.in, compiled per target) gets its own:
  *   avx512.h  AVX-512 F/BW/VL/DQ, 512-bit vectors and mask registers
  *   avx2.h    AVX2 (+FMA, F16C), 256-bit vectors, masks as vectors
  *   neon.h    aarch64 ASIMD, 128-bit vectors, masks as vectors
@@ -27,6 +27,13 @@
  */
 #ifndef FASTCLIP_SIMD_H
 #define FASTCLIP_SIMD_H
+
+/* The kinds of lane the generic scalar-bounds clip takes (fc_vi_clip and
+ * csrc/strided_rows.h), which with the lane width w pick its instruction; the
+ * kernels pass them as constants, so the choice folds away. */
+#define FC_LANE_SIGNED 0
+#define FC_LANE_UNSIGNED 1
+#define FC_LANE_FLOAT 2
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
 #include "avx512.h"

@@ -1,24 +1,111 @@
+# Type stubs: clip's overloads follow NumPy's own for numpy.clip
+# (numpy/_core/fromnumeric.pyi), so a call types as it would with np.clip.
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Literal, SupportsIndex, TypedDict, TypeVar, overload, Unpack
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+_ScalarT = TypeVar("_ScalarT", bound=np.generic)
+_ArrayT = TypeVar("_ArrayT", bound=np.ndarray[Any, Any])
+
+class _UFuncKwargs(TypedDict, total=False):
+    where: ArrayLike | None
+    order: Literal["K", "A", "C", "F"] | None
+    subok: bool
+    signature: str | tuple[str | None, ...]
+    casting: Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
 __version__: str
 clip_ufunc: np.ufunc
 
+@overload
+def clip(
+    a: _ScalarT,
+    a_min: ArrayLike | None = ...,
+    a_max: ArrayLike | None = ...,
+    out: None = None,
+    *,
+    min: ArrayLike | None = ...,
+    max: ArrayLike | None = ...,
+    dtype: None = None,
+    **kwargs: Unpack[_UFuncKwargs],
+) -> _ScalarT: ...
+@overload
+def clip(
+    a: complex | bytes | str,
+    a_min: ArrayLike | None = ...,
+    a_max: ArrayLike | None = ...,
+    out: None = None,
+    *,
+    min: ArrayLike | None = ...,
+    max: ArrayLike | None = ...,
+    dtype: None = None,
+    **kwargs: Unpack[_UFuncKwargs],
+) -> Any: ...
+@overload
+def clip(
+    a: NDArray[_ScalarT],
+    a_min: ArrayLike | None = ...,
+    a_max: ArrayLike | None = ...,
+    out: None = None,
+    *,
+    min: ArrayLike | None = ...,
+    max: ArrayLike | None = ...,
+    dtype: None = None,
+    **kwargs: Unpack[_UFuncKwargs],
+) -> NDArray[_ScalarT]: ...
+@overload
 def clip(
     a: ArrayLike,
     a_min: ArrayLike | None = ...,
     a_max: ArrayLike | None = ...,
-    out: NDArray[Any] | None = None,
+    out: None = None,
     *,
     min: ArrayLike | None = ...,
     max: ArrayLike | None = ...,
-    **kwargs: Any,
+    dtype: None = None,
+    **kwargs: Unpack[_UFuncKwargs],
+) -> NDArray[Any]: ...
+@overload
+def clip(
+    a: ArrayLike,
+    a_min: ArrayLike | None,
+    a_max: ArrayLike | None,
+    out: _ArrayT,
+    *,
+    min: ArrayLike | None = ...,
+    max: ArrayLike | None = ...,
+    dtype: DTypeLike | None = None,
+    **kwargs: Unpack[_UFuncKwargs],
+) -> _ArrayT: ...
+@overload
+def clip(
+    a: ArrayLike,
+    a_min: ArrayLike | None = ...,
+    a_max: ArrayLike | None = ...,
+    *,
+    out: _ArrayT,
+    min: ArrayLike | None = ...,
+    max: ArrayLike | None = ...,
+    dtype: DTypeLike | None = None,
+    **kwargs: Unpack[_UFuncKwargs],
+) -> _ArrayT: ...
+@overload
+def clip(
+    a: ArrayLike,
+    a_min: ArrayLike | None = ...,
+    a_max: ArrayLike | None = ...,
+    out: None = None,
+    *,
+    min: ArrayLike | None = ...,
+    max: ArrayLike | None = ...,
+    dtype: DTypeLike | None = None,
+    **kwargs: Unpack[_UFuncKwargs],
 ) -> Any: ...
+
 def show_config() -> None: ...
-def set_num_threads(n: int) -> None: ...
+def set_num_threads(n: SupportsIndex) -> None: ...
 def get_num_threads() -> int: ...
 def patch_numpy() -> None: ...
 def unpatch_numpy() -> None: ...

@@ -4,9 +4,16 @@
 # Row index by NumPy type number (builtin types and the ml_dtypes formats),
 # -1 for none.
 cdef int ROW_BY_TYPENUM[512]
-cdef int ROW_KIND[32]         # 0 int, 1 float, 2 half, 3 bfloat16, 4 float8
+# the table's kinds (_dtypes.KINDS, in that order) as C codes
+cdef enum RowKind:
+    KIND_INT
+    KIND_FLOAT
+    KIND_HALF
+    KIND_BFLOAT16
+    KIND_FLOAT8
+cdef int ROW_KIND[32]         # a RowKind a row
 #: rows of the ml_dtypes formats, which NumPy computes in float32 and which
-#: stay themselves only as arrays with bounds of SPEC section 2's kinds
+#: stay themselves only as arrays with bounds of the bfloat16/float8 rule's kinds (docs/semantics.rst)
 cdef bint ROW_ML[32]
 #: float8 rows: mantissa bits, exponent bias, whether it has an infinity
 cdef int F8_MANTISSA[32]
@@ -22,7 +29,9 @@ cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
 cdef long long INT_MIN[32]
 cdef long long INT_MAX[32]
 
-_KIND_CODES = {"int": 0, "float": 1, "half": 2, "bfloat16": 3, "float8": 4}
+_KIND_CODES = {name: code for code, name in enumerate(KINDS)}
+assert [_KIND_CODES[k] for k in ("int", "float", "half", "bfloat16", "float8")] == [
+    KIND_INT, KIND_FLOAT, KIND_HALF, KIND_BFLOAT16, KIND_FLOAT8], "RowKind and KINDS disagree"
 for _i in range(512):
     ROW_BY_TYPENUM[_i] = -1
 for _i, _row in enumerate(DTYPES):
@@ -46,7 +55,7 @@ cdef tuple ROW_INT_RANGE = tuple(
     for dt in ROW_DTYPES)
 
 # Below this many elements the kernel runs in less time than releasing and
-# re-taking the GIL costs (about 50 ns), so it keeps it; NumPy does the same
+# re-taking the GIL costs, so it keeps it; NumPy does the same
 # (NPY_BEGIN_THREADS_THRESHOLDED, 500 elements).
 cdef enum:
     GIL_RELEASE_THRESHOLD = 4096
@@ -83,7 +92,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
         d = float(v)
         if d != d:
             return False
-    elif kind == 0:
+    elif kind == KIND_INT:
         if tv is not int:
             return False
         ll = PyLong_AsLongLongAndOverflow(v, &overflow)
@@ -112,7 +121,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
         d = <double>ll
     else:
         return False
-    if kind == 1:
+    if kind == KIND_FLOAT:
         if ROW_ITEMSIZE[row] == 8:
             memcpy(buf, &d, 8)
             return True
@@ -121,14 +130,14 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
             return False
         memcpy(buf, &f, 4)
         return True
-    if kind == 4:
+    if kind == KIND_FLOAT8:
         bits8 = fc_double_to_float8(d, F8_MANTISSA[row], F8_BIAS[row], F8_HAS_INF[row],
                                     &overflow)
         if overflow:
             return False
         memcpy(buf, &bits8, 1)
         return True
-    if kind == 2:
+    if kind == KIND_HALF:
         bits = fc_double_to_half(d, &overflow)
     else:
         bits = fc_double_to_bfloat16(d, &overflow)

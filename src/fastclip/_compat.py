@@ -1,7 +1,7 @@
 """np.clip's argument rules for the calls fastclip._ufunc does not take
 itself: objects that are not exact ndarrays (duck arrays, subclasses, lists
 and scalars the fast path declined) and bfloat16/float8 arrays that keep
-their dtype (SPEC section 2).
+their dtype (docs/semantics.rst).
 
 Pure Python and never on the fast path. It mirrors
 ``numpy/_core/fromnumeric.py::clip`` (the min=/max= aliases) and
@@ -19,11 +19,11 @@ _NoValue = np._NoValue
 #: module that defines it, never looked up as ``numpy.clip`` at call time: a
 #: program may have bound that name to fastclip.clip (fastclip.patch_numpy,
 #: or ``numpy.clip = fastclip.clip`` by hand), and the hand-off would then call
-#: fastclip again, forever (RecursionError in 421 downstream tests, issue 9).
+#: fastclip again, forever (a RecursionError).
 numpy_clip = np._core.fromnumeric.clip
 
 #: the ml_dtypes formats (bfloat16, float8_e4m3fn, float8_e5m2): NumPy clips
-#: them in float32; fastclip keeps their dtype (SPEC section 2)
+#: them in float32; fastclip keeps their dtype (docs/semantics.rst)
 _ML_FLOATS = frozenset(numpy_dtype(row) for row in DTYPES if row.char is None)
 _BFLOAT16 = next(numpy_dtype(row) for row in DTYPES if row.kind == "bfloat16")
 
@@ -68,7 +68,7 @@ def _ml_bounds(dtype, a_min, a_max):
     dtype, so the ufunc picks its loop (NumPy's promotion would take them to
     float32 or float64). A number goes through float32, with NumPy's overflow
     warning, then rounds to the dtype; in float8_e4m3fn, which has no
-    infinity, beyond the finite range it saturates (SPEC section 2)."""
+    infinity, beyond the finite range it saturates (docs/semantics.rst)."""
     dtype = dtype.newbyteorder("=")
     top = FLOAT8[dtype.name][3] if dtype.name in FLOAT8 and saturates(dtype.name) else None
 
@@ -83,7 +83,7 @@ def _ml_bounds(dtype, a_min, a_max):
 
 
 def _keeps_own_dtype(dtype, a_min, a_max, out, kwargs):
-    """SPEC section 2: a bfloat16 or float8 array keeps its dtype when each
+    """docs/semantics.rst, the bfloat16/float8 rule: a bfloat16 or float8 array keeps its dtype when each
     bound is a Python int/float, a scalar or array of that dtype, or None,
     unless the caller asks for another computation (dtype=, signature=, an
     out of another dtype)."""
@@ -136,7 +136,7 @@ def _ml_one_sided(a, a_min, a_max, out, kwargs):
     """A bfloat16 or float8 clip with a missing bound. NumPy would run
     np.minimum, np.maximum or np.positive in float32 (ml_dtypes' own bfloat16
     minimum warns on NaN), so widen exactly, let NumPy do that, and narrow:
-    exact, because the result is always one of x, lo, hi (SPEC section 2)."""
+    exact, because the result is always one of x, lo, hi (docs/semantics.rst)."""
     kwargs = dict(kwargs)
     where = kwargs.pop("where", True)
     lo = None if a_min is None else _widen(a_min)

@@ -27,6 +27,10 @@ from collections import namedtuple
 
 DType = namedtuple("DType", "name c_type char kind")
 
+#: the kinds of the table, in the order of the C codes the modules give them
+#: (_bounds.pxi's RowKind)
+KINDS = ("int", "float", "half", "bfloat16", "float8")
+
 # name,        c_type,                char, kind
 DTYPES = [
     DType("byte",      "signed char",        "b", "int"),
@@ -175,7 +179,7 @@ LARGEST_BITS = {"half": 0x7C00, "bfloat16": 0x7F80, "float8_e4m3fn": 0x7E, "floa
 
 
 def saturates(name):
-    """A float8 format without infinity (float8_e4m3fn): SPEC section 2 rounds
+    """A float8 format without infinity (float8_e4m3fn): the bfloat16/float8 rule (docs/semantics.rst) rounds
     a bound beyond its finite range to the largest finite value of its sign.
     (Infinity's bits, an all-ones exponent, are the largest non-NaN ones in a
     format that has it.)"""

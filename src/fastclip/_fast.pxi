@@ -65,11 +65,19 @@ cdef object _mask_for(object where, ndarray a, ndarray res):
     return m
 
 
+# how the walk takes a bound (_bound_operand)
+cdef enum BoundKind:
+    BOUND_REFUSED       # not at all: the call goes another way
+    BOUND_SCALAR        # a C value, written into the bound's buffer
+    BOUND_ARRAY         # an array of a's dtype broadcasting to a's shape
+
+
 cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf,
                         char **ptr, npy_intp *strides) except -1:
-    """A bound as the walk takes it: 1 when it is a scalar, written into buf;
-    2 when it is an array of a's dtype that broadcasts to a's shape (ptr and
-    strides set, 0 along the axes it repeats); 0 for anything else."""
+    """A bound as the walk takes it: BOUND_SCALAR, written into buf;
+    BOUND_ARRAY, an array of a's dtype that broadcasts to a's shape (ptr and
+    strides set, 0 along the axes it repeats); BOUND_REFUSED for anything
+    else."""
     cdef ndarray bb
     cdef cnp.dtype bd
     cdef int k, nd = cnp.PyArray_NDIM(a), nd_b, ax
@@ -77,9 +85,9 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
     cdef int inner
     if _bound_to_c(row, b, buf):
         ptr[0] = <char *>buf
-        return 1
+        return BOUND_SCALAR
     if type(b) is not ndarray:
-        return 0
+        return BOUND_REFUSED
     bb = <ndarray>b
     bd = <cnp.dtype>cnp.PyArray_DESCR(bb)
     # the same type, not only an equivalent one: with an int64 'q' bound on an
@@ -88,10 +96,10 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
     # (Hypothesis found it)
     if (bd.type_num != descr.type_num or not cnp.PyArray_ISNBO(bd.byteorder)
             or not cnp.PyArray_ISALIGNED(bb)):
-        return 0
+        return BOUND_REFUSED
     nd_b = cnp.PyArray_NDIM(bb)
     if nd_b > nd:
-        return 0
+        return BOUND_REFUSED
     for k in range(nd):
         strides[k] = 0
     for k in range(nd_b):
@@ -99,7 +107,7 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
         if cnp.PyArray_DIM(bb, k) == cnp.PyArray_DIM(a, ax):
             strides[ax] = cnp.PyArray_STRIDE(bb, k)
         elif cnp.PyArray_DIM(bb, k) != 1:
-            return 0                    # NumPy's broadcasting error, its way
+            return BOUND_REFUSED        # NumPy's broadcasting error, its way
     # A bound that repeats along an axis that can be the inner loop's: whether
     # NumPy then runs its scalar-bound or its per-element loop depends on how
     # its iterator buffers (np.clip of -0.0 in (3, 100000) against (3, 1)
@@ -110,8 +118,7 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
     # (Array bounds are taken only with a and out in one memory order, so a's
     # innermost axis is the inner loop's, here and in NumPy.) Integers have no
     # -0.0 or NaN: both of NumPy's loops give the same values, and the walk
-    # takes such bounds itself (int32 (1000, 100) with (1000, 1) bounds: 42 us
-    # through the iterator).
+    # takes such bounds itself (faster than the iterator).
     moves = repeats = False
     inner = -1
     for k in range(nd):
@@ -122,11 +129,11 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
                 moves = True
             if inner < 0 or abs(cnp.PyArray_STRIDE(a, k)) <= abs(cnp.PyArray_STRIDE(a, inner)):
                 inner = k
-    if (moves and repeats and strides[inner] == 0 and ROW_KIND[row] != 0
-            and not (ROW_KIND[row] == 1 and _no_zero_or_nan(bb, ROW_ITEMSIZE[row]))):
-        return 0
+    if (moves and repeats and strides[inner] == 0 and ROW_KIND[row] != KIND_INT
+            and not (ROW_KIND[row] == KIND_FLOAT and _no_zero_or_nan(bb, ROW_ITEMSIZE[row]))):
+        return BOUND_REFUSED
     ptr[0] = <char *>cnp.PyArray_DATA(bb)
-    return 2
+    return BOUND_ARRAY
 
 
 cdef inline bint _is_nan_at(int row, const void *p, bint or_zero) noexcept:
@@ -135,7 +142,7 @@ cdef inline bint _is_nan_at(int row, const void *p, bint or_zero) noexcept:
     cdef int size = ROW_ITEMSIZE[row]
     cdef double v
     cdef unsigned int magnitude
-    if ROW_KIND[row] == 1:
+    if ROW_KIND[row] == KIND_FLOAT:
         v = (<const float *>p)[0] if size == 4 else (<const double *>p)[0]
         return v != v or (or_zero and v == 0)
     # the 16- and 8-bit floats, by their bits
@@ -220,7 +227,7 @@ cdef inline bint _prefers_numpy(fc_plan_t *plan, int row, int itemsize) noexcept
     """csrc/walk.h's rule (short contiguous runs to NumPy's iterator), but
     for the int and IEEE float rows when the kernels have csrc/strided_rows.h,
     whose rows take those runs faster (at least STRIDED_ROWS_MIN_BYTES long)."""
-    if (STRIDED_ROWS and ROW_KIND[row] <= 1
+    if (STRIDED_ROWS and ROW_KIND[row] in (KIND_INT, KIND_FLOAT)
             and plan.dims[plan.nd - 1] * itemsize >= STRIDED_ROWS_MIN_BYTES):
         return False
     return fc_plan_prefers_numpy(plan, itemsize)
@@ -267,9 +274,9 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         return NotImplemented
     lo_kind = _bound_operand(row, descr, a_min, a, &lo_buf, &lo_ptr, lo_strides)
     hi_kind = _bound_operand(row, descr, a_max, a, &hi_buf, &hi_ptr, hi_strides)
-    if lo_kind == 0 or hi_kind == 0:
+    if lo_kind == BOUND_REFUSED or hi_kind == BOUND_REFUSED:
         return NotImplemented
-    if ((lo_kind == 2 or hi_kind == 2) and ROW_KIND[row] != 0 and cnp.PyArray_SIZE(a) == 1
+    if ((lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY) and ROW_KIND[row] != KIND_INT and cnp.PyArray_SIZE(a) == 1
             and cnp.PyArray_NDIM(a) > 0
             and _nan_or_zero_x(row, cnp.PyArray_DATA(a), lo_ptr, hi_ptr)):
         # One element, all axes of size 1: NumPy's iterator passes an array
@@ -279,11 +286,11 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         # its coalescing of those axes goes. Without a NaN or a zero x the two
         # agree; with one, NumPy's iterator, with the same loops, decides.
         return NotImplemented
-    strides[FC_LO] = lo_strides if lo_kind == 2 else NULL
-    strides[FC_HI] = hi_strides if hi_kind == 2 else NULL
+    strides[FC_LO] = lo_strides if lo_kind == BOUND_ARRAY else NULL
+    strides[FC_HI] = hi_strides if hi_kind == BOUND_ARRAY else NULL
     strides[FC_MASK] = NULL
     if out is None:
-        if lo_kind == 2 or hi_kind == 2:
+        if lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY:
             # NumPy's result takes the memory order of all its inputs (K
             # order): fast only when they agree (and see _same_order)
             if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
@@ -319,11 +326,11 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         # other overlap needs NumPy's buffering.
         if _partly_overlap(a, res):
             return NotImplemented
-        if lo_kind == 2 or hi_kind == 2:
+        if lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY:
             if not _same_order(a, res):
                 return NotImplemented
-            if ((lo_kind == 2 and _bound_overlaps(<ndarray>a_min, res, lo_strides)) or
-                    (hi_kind == 2 and _bound_overlaps(<ndarray>a_max, res, hi_strides))):
+            if ((lo_kind == BOUND_ARRAY and _bound_overlaps(<ndarray>a_min, res, lo_strides)) or
+                    (hi_kind == BOUND_ARRAY and _bound_overlaps(<ndarray>a_max, res, hi_strides))):
                 return NotImplemented
     if where is not None:
         mask = _mask_for(where, a, res)
@@ -333,10 +340,10 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         pm = <char *>cnp.PyArray_DATA(mask)
         strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
     size = cnp.PyArray_SIZE(a)
-    if (size and mask is None and lo_kind == 1 and hi_kind == 1 and
+    if (size and mask is None and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR and
             (cnp.PyArray_NDIM(a) <= 1 or _same_order(a, res))):
-        # The common call, one run: the loop directly. (Through the plan and
-        # the walk a float32 n=16 out= call took 187 ns instead of 135.)
+        # The common call, one run: the loop directly (the plan and the walk
+        # cost a small call a third more).
         args[0] = <char *>cnp.PyArray_DATA(a)
         args[1] = lo_ptr
         args[2] = hi_ptr
@@ -358,11 +365,11 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         strides[FC_OUT] = cnp.PyArray_STRIDES(res)
         fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
         if (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1
-                and not (ROW_ML[row] and lo_kind == 1 and hi_kind == 1)):
-            if mask is None and lo_kind == 1 and hi_kind == 1:
+                and not (ROW_ML[row] and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR)):
+            if mask is None and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR:
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
             return NotImplemented
-        if (mask is None and lo_kind == 1 and hi_kind == 1
+        if (mask is None and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR
                 and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
                 and _prefers_numpy(&plan, row, descr.itemsize)):
             return _through_iterator(a, descr, &lo_buf, &hi_buf, res)

@@ -47,7 +47,7 @@ def patch_numpy():
     Every later ``np.clip(...)`` call, in your code and in every library that
     calls it by that name (matplotlib, scikit-image, pandas, SciPy, xarray,
     ...), runs fastclip: the same results as NumPy's (bfloat16 and float8 arrays
-    keep their dtype, SPEC section 2), faster. Idempotent and safe from any thread;
+    keep their dtype, docs/semantics.rst), faster. Idempotent and safe from any thread;
     ``unpatch_numpy()`` puts back exactly the function that was there.
 
     What it cannot reach:

@@ -45,7 +45,7 @@ def _numpy_buffers_scalar_bounds():
 
 #: where NumPy does, fastclip hands every walk of several runs to NumPy's
 #: iterator with its own loops, so the loop sees what it sees in NumPy. Not
-#: for the ml_dtypes formats with scalar bounds: their rule (SPEC section 2) is
+#: for the ml_dtypes formats with scalar bounds: their rule (docs/semantics.rst) is
 #: np.clip of a.astype(float32), a contiguous copy, one run, scalar bounds,
 #: which fastclip's own walk reproduces and NumPy 2.1's buffering would not
 #: (a -0.0 bound against +0.0 in a strided bfloat16 view, found by Hypothesis).
@@ -63,11 +63,6 @@ cdef fc_masked_t *MASKED_ROWS = <fc_masked_t *>PyCapsule_GetPointer(
     _kernels.masked_table(), "fastclip.masked_table")
 cdef fc_rows_t *ROWS = <fc_rows_t *>PyCapsule_GetPointer(
     _kernels.rows_table(), "fastclip.rows_table")
-
-ctypedef struct fc_convert_api_t:
-    int (*in_range)(int k, const void *lo, const void *hi) noexcept nogil
-    int (*run)(int k, const char *x, char *out, npy_intp n, const void *lo,
-               const void *hi) noexcept nogil
 
 cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
     _kernels.convert_api(), "fastclip.convert")

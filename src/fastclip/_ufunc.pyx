@@ -25,13 +25,14 @@ import os
 import numpy as np
 cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
+from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_t
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.string cimport memcpy
 from cpython.ref cimport Py_INCREF
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
-from fastclip._dtypes import (DTYPES, FLOAT8, LARGEST_BITS, WIDENINGS, conversion_loops,
+from fastclip._dtypes import (DTYPES, FLOAT8, KINDS, LARGEST_BITS, WIDENINGS, conversion_loops,
                               finite_range, numpy_dtype, saturates)
 
 cnp.import_array()
@@ -66,13 +67,8 @@ cdef extern from "parallel.h":
     void fc_pool_set_test_split(int on) noexcept nogil
     int fc_pool_helpers() noexcept nogil
     npy_intp fc_pool_helper_chunks() noexcept nogil
-    ctypedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
-                               const npy_intp *steps, void *data) noexcept nogil
 
 cdef extern from "walk.h":
-    ctypedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
-                                 const unsigned char *mask, npy_intp n,
-                                 const npy_intp *steps, npy_intp s_mask) noexcept nogil
     ctypedef struct fc_plan_t:
         int nd
         npy_intp dims[32]
@@ -81,8 +77,6 @@ cdef extern from "walk.h":
     void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
                  const npy_intp **strides) noexcept nogil
     bint fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize) noexcept nogil
-    ctypedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
-                               const npy_intp *row_steps) noexcept nogil
     void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows, fc_masked_t masked,
                  int itemsize, char **args, const char *mask, int nthreads) noexcept nogil
 
@@ -118,10 +112,10 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
 
     Given an interval, values outside the interval are clipped to the interval
     edges: ``min(max(a, a_min), a_max)`` elementwise. Same signature, result,
-    dtype, layout, warnings and exceptions as ``numpy.clip`` (see SPEC), except
-    that a bfloat16, float8_e4m3fn or float8_e5m2 array with Python-scalar,
-    own-dtype or None bounds keeps its dtype (NumPy returns float32; SPEC
-    section 2 gives the rule).
+    dtype, layout, warnings and exceptions as ``numpy.clip``, except that a
+    bfloat16, float8_e4m3fn or float8_e5m2 array with Python-scalar,
+    own-dtype or None bounds keeps its dtype (NumPy returns float32). The
+    semantics page of the docs (docs/semantics.rst) gives the rule in full.
 
     Parameters
     ----------
@@ -168,7 +162,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
             elif ta is list or ta is tuple:
                 # np.clip converts a sequence with np.asarray and clips the array
                 # (a sequence of bfloat16 or float8 scalars, like one scalar, is
-                # not an array: NumPy's float32 result, SPEC section 2)
+                # not an array: NumPy's float32 result, docs/semantics.rst)
                 result = _sequence(a, a_min, a_max, out)
             elif out is None:
                 result = _scalar(a, a_min, a_max)

@@ -78,6 +78,9 @@ def parser():
                         "(those of their libraries installed); a full run has them")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="plot the main table's speedups (matplotlib)")
+    p.add_argument("--from-json", metavar="FILE",
+                   help="render a report saved by --json instead of timing (with --full, "
+                        "--markdown, --plot)")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
     return p
 
@@ -141,7 +144,11 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if args.layouts and not set(args.layouts.split(",")) <= set(LAYOUTS_FULL):
         parser().error(f"unknown layout in {args.layouts!r}; choose from {', '.join(LAYOUTS_FULL)}")
-    if args.in_process:
+    if args.from_json:
+        with open(args.from_json) as f:
+            saved = json.load(f)
+        reports = saved.get("targets", [saved])
+    elif args.in_process:
         reports = [_measure(args)]
     else:
         targets = targets_to_time(args.simd)
@@ -152,7 +159,7 @@ def main(argv=None):
         reports = [_measure_target(child_argv, t) for t in targets]
     render = rep.render_markdown if args.markdown else rep.render_text
     print("\n\n".join(render(r, full=args.full) for r in reports))
-    if args.json:
+    if args.json and not args.from_json:
         with open(args.json, "w") as f:
             json.dump(reports[0] if args.in_process else {"targets": reports}, f, indent=1)
     if args.plot and reports[0]["results"]:

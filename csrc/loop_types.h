@@ -1,0 +1,24 @@
+/* The C types of the loop tables, shared by the kernel modules and _ufunc
+ * (src/fastclip/_shared.pxd declares them for Cython). Types only: including
+ * this first must not settle anything parallel.h decides by FC_POOL_OWNER. */
+#ifndef FASTCLIP_LOOP_TYPES_H
+#define FASTCLIP_LOOP_TYPES_H
+
+#include <numpy/npy_common.h>
+
+/* NumPy's ufunc loop signature: every loop of the tables has it */
+typedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
+                          const npy_intp *steps, void *data);
+
+/* where=: the loop applied where mask is true, out left alone elsewhere */
+typedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
+                            const unsigned char *mask, npy_intp n,
+                            const npy_intp *steps, npy_intp s_mask);
+
+/* A row's loop over `count` runs of n elements (steps as a loop's), run r
+ * starting at args + r * row_steps: rows_<name> of the kernel module, which
+ * checks and prepares scalar bounds once for all of them. */
+typedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
+                          const npy_intp *row_steps);
+
+#endif

@@ -1,0 +1,24 @@
+# The C types the kernel modules (_kernels_<target>) and _ufunc share: the
+# entries of the loop tables and the conversion API that the kernel module in
+# use hands to _ufunc as capsules. Declarations only; cimported by both.
+
+from numpy cimport npy_intp
+
+cdef extern from "loop_types.h":
+    # NumPy's ufunc loop signature: every loop of the tables has it
+    ctypedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
+                               const npy_intp *steps, void *data) noexcept nogil
+    # `count` runs of n elements, run r of operand k at args[k] + r * row_steps[k]
+    ctypedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
+                               const npy_intp *row_steps) noexcept nogil
+    # where=: the loop applied where mask is true, out left alone elsewhere
+    ctypedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
+                                 const unsigned char *mask, npy_intp n,
+                                 const npy_intp *steps, npy_intp s_mask) noexcept nogil
+
+# the fused conversions and widenings (csrc/convert.h, csrc/widen.h) by index:
+# whether loop k takes these bounds, and loop k over n contiguous elements
+ctypedef struct fc_convert_api_t:
+    int (*in_range)(int k, const void *lo, const void *hi) noexcept nogil
+    int (*run)(int k, const char *x, char *out, npy_intp n, const void *lo,
+               const void *hi) noexcept nogil

@@ -1,0 +1,53 @@
+"""The type stubs: each kind of call types as NumPy's own stub types the same
+np.clip call (mypy, where installed)."""
+
+import re
+import textwrap
+
+import pytest
+
+mypy_api = pytest.importorskip("mypy.api")
+
+CALLS = [
+    "clip(img, 0.0, 1.0)",
+    "clip(img, 0.0, 1.0, out=np.empty((4, 4), np.uint8))",
+    "clip(img, 0.0, 1.0, None, where=img > 0)",
+    "clip(img, min=0.0)",
+    "clip(img, 0, 1, img)",
+    "clip(np.float64(2.0), 0, 1)",
+    "clip(3.0, 0, 1)",
+    "clip([1, 2, 3], 0, 1)",
+    "clip(img, 0, 1, dtype=np.float64)",
+]
+
+
+def _revealed(tmp_path, source):
+    path = tmp_path / "case.py"
+    path.write_text(textwrap.dedent(source))
+    stdout, stderr, status = mypy_api.run(["--no-incremental", "--cache-dir", str(tmp_path / "c"),
+                                           "--hide-error-context", str(path)])
+    return stdout, status
+
+
+def test_each_call_types_as_numpys(tmp_path):
+    lines = ["import numpy as np", "import fastclip", "img = np.zeros((4, 4), np.float32)"]
+    for call in CALLS:
+        lines += [f"reveal_type(np.{call})", f"reveal_type(fastclip.{call})"]
+    stdout, status = _revealed(tmp_path, "\n".join(lines) + "\n")
+    revealed = re.findall(r'Revealed type is "(.*)"', stdout)
+    assert len(revealed) == 2 * len(CALLS), stdout
+    for call, numpy_type, ours in zip(CALLS, revealed[::2], revealed[1::2]):
+        assert ours == numpy_type, (call, ours, numpy_type)
+    assert status == 0, stdout
+
+
+def test_a_wrong_annotation_is_an_error(tmp_path):
+    stdout, status = _revealed(tmp_path, """\
+        import numpy as np
+        import fastclip
+        y: int = fastclip.clip(np.zeros(3, np.float32), 0, 1)
+        fastclip.set_num_threads(2)
+        with fastclip.patched():
+            pass
+        """)
+    assert status == 1 and stdout.count("error:") == 1 and "variable has type \"int\"" in stdout
