@@ -1,5 +1,7 @@
 """The type stubs: each kind of call types as NumPy's own stub types the same
-np.clip call (mypy, where installed)."""
+np.clip call (mypy, where installed). The shape type is left out of the
+comparison: NumPy 2.5's stub keeps an array's (fastclip's does, as 2.5's),
+older ones give tuple[Any, ...]."""
 
 import re
 import textwrap
@@ -36,8 +38,11 @@ def test_each_call_types_as_numpys(tmp_path):
     stdout, status = _revealed(tmp_path, "\n".join(lines) + "\n")
     revealed = re.findall(r'Revealed type is "(.*)"', stdout)
     assert len(revealed) == 2 * len(CALLS), stdout
+    def without_shape(t):
+        return re.sub(r"numpy\.ndarray\[tuple\[[^\]]*\], ", "numpy.ndarray[SHAPE, ", t)
+
     for call, numpy_type, ours in zip(CALLS, revealed[::2], revealed[1::2]):
-        assert ours == numpy_type, (call, ours, numpy_type)
+        assert without_shape(ours) == without_shape(numpy_type), (call, ours, numpy_type)
     assert status == 0, stdout
 
 

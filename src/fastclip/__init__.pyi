@@ -1,12 +1,15 @@
 # Type stubs: clip's overloads follow NumPy's own for numpy.clip
-# (numpy/_core/fromnumeric.pyi), so a call types as it would with np.clip.
+# (numpy/_core/fromnumeric.pyi of NumPy 2.5, which keeps an array's shape
+# type), so a call types as it would with np.clip.
 from contextlib import AbstractContextManager
 from typing import Any, Literal, SupportsIndex, TypedDict, TypeVar, overload, Unpack
 
 import numpy as np
+from numpy._typing import _ArrayLike   # (private, but stable since NumPy 1.21)
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
+_ScalarOrArrayT = TypeVar("_ScalarOrArrayT", bound=np.generic | np.ndarray[Any, Any])
 _ArrayT = TypeVar("_ArrayT", bound=np.ndarray[Any, Any])
 
 class _UFuncKwargs(TypedDict, total=False):
@@ -19,9 +22,10 @@ class _UFuncKwargs(TypedDict, total=False):
 __version__: str
 clip_ufunc: np.ufunc
 
+# (overlaps the ArrayLike overloads as NumPy's first one does, numpy#27032)
 @overload
-def clip(
-    a: _ScalarT,
+def clip(  # type: ignore[overload-overlap]
+    a: _ScalarOrArrayT,
     a_min: ArrayLike | None = ...,
     a_max: ArrayLike | None = ...,
     out: None = None,
@@ -30,7 +34,7 @@ def clip(
     max: ArrayLike | None = ...,
     dtype: None = None,
     **kwargs: Unpack[_UFuncKwargs],
-) -> _ScalarT: ...
+) -> _ScalarOrArrayT: ...
 @overload
 def clip(
     a: complex | bytes | str,
@@ -45,7 +49,7 @@ def clip(
 ) -> Any: ...
 @overload
 def clip(
-    a: NDArray[_ScalarT],
+    a: _ArrayLike[_ScalarT],
     a_min: ArrayLike | None = ...,
     a_max: ArrayLike | None = ...,
     out: None = None,
