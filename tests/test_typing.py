@@ -14,7 +14,6 @@ CALLS = [
     "clip(img, 0.0, 1.0)",
     "clip(img, 0.0, 1.0, out=np.empty((4, 4), np.uint8))",
     "clip(img, 0.0, 1.0, None, where=img > 0)",
-    "clip(img, min=0.0)",
     "clip(img, 0, 1, img)",
     "clip(np.float64(2.0), 0, 1)",
     "clip(3.0, 0, 1)",
@@ -44,6 +43,22 @@ def test_each_call_types_as_numpys(tmp_path):
     for call, numpy_type, ours in zip(CALLS, revealed[::2], revealed[1::2]):
         assert without_shape(ours) == without_shape(numpy_type), (call, ours, numpy_type)
     assert status == 0, stdout
+
+
+def test_the_keyword_bounds_type_as_the_positional_ones(tmp_path):
+    # (NumPy's stub before 2.4 requires a_min and a_max positionally, so
+    # there is no np.clip type to compare with)
+    stdout, status = _revealed(tmp_path, """\
+        import numpy as np
+        import fastclip
+        img = np.zeros((4, 4), np.float32)
+        reveal_type(fastclip.clip(img, 0.0, 1.0))
+        reveal_type(fastclip.clip(img, min=0.0))
+        reveal_type(fastclip.clip(img, max=1.0, out=img))
+        """)
+    revealed = re.findall(r'Revealed type is "(.*)"', stdout)
+    assert status == 0 and len(revealed) == 3 and len(set(revealed)) == 1, stdout
+    assert "_32Bit" in revealed[0], stdout
 
 
 def test_a_wrong_annotation_is_an_error(tmp_path):
