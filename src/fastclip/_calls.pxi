@@ -134,7 +134,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     picks the loop from the inputs alone (outputs take no part in its
     dispatch unless signature= names them), clips in a's dtype and casts into
     out. A widening that casting allows: the fast path into a new array, then
-    np.copyto. Any other pair: fastclip's ufunc, without _compat's argument
+    np.copyto. Any other pair: fastclip's ufunc, without _numpy_rules's argument
     rules, which these bounds do not need and which cost more than the call."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
@@ -164,7 +164,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
     except TypeError:
-        # as _compat.clip: NumPy's _wrapfunc calls again after a TypeError,
+        # as _numpy_rules.clip: NumPy's _wrapfunc calls again after a TypeError,
         # which raises it again (and repeats any warning)
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
 
@@ -223,23 +223,6 @@ cdef bint _operand_has_loop(object v):
         num = (<cnp.dtype>v.dtype).type_num
         return 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and not ROW_ML[ROW_BY_TYPENUM[num]]
     return False
-
-
-cdef bint _ml_keeps_own_dtype(int num, object a_min, object a_max, object out,
-                              dict kwargs):
-    """_compat._keeps_own_dtype by type number: whether a bfloat16 or float8
-    array (type number num) keeps its dtype (docs/semantics.rst)."""
-    if "dtype" in kwargs or "signature" in kwargs:
-        return False
-    if out is not None and not (isinstance(out, ndarray)
-                                and (<cnp.dtype>out.dtype).type_num == num):
-        return False
-    for b in (a_min, a_max):
-        if not (b is None or type(b) is int or type(b) is float
-                or (isinstance(b, (ndarray, np.generic))
-                    and (<cnp.dtype>b.dtype).type_num == num)):
-            return False
-    return True
 
 
 #: (a's type number, bound keys, dtype=) -> the dtype of np.clip's loop when
@@ -381,10 +364,10 @@ def _wider_loop(cnp.dtype descr, k_lo, k_hi, dtype):
 
 cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """Every other call on an exact ndarray, but a bfloat16 or float8 one
-    that keeps its dtype (_compat): numpy/_core/_methods.py::_clip (what
+    that keeps its dtype (_numpy_rules): numpy/_core/_methods.py::_clip (what
     np.clip runs for an ndarray), with fastclip's ufunc where it has the loop
     and NumPy's where not.
-    Written here, not left to _compat, for its cost: through _compat a small
+    Written here, not left to _numpy_rules, for its cost: through _numpy_rules a small
     call was slower than np.clip itself."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1

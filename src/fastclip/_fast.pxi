@@ -16,25 +16,31 @@ cdef void _extent(ndarray a, char **first, char **last) noexcept:
             last[0] += span
 
 
-cdef bint _partly_overlap(ndarray a, ndarray out) noexcept:
-    """True when out shares memory with a other than element for element (in
-    place: same data, same strides). Conservative: compares extents."""
-    cdef char *a_first
-    cdef char *a_last
+cdef bint _overlaps_unevenly(ndarray x, const npy_intp *x_strides, ndarray out) noexcept:
+    """True when operand x shares memory with out other than element for
+    element (in place: the same data and, along each axis of out longer than
+    1, the same stride; x_strides: x's along out's axes, 0 where it
+    broadcasts). Conservative: compares extents."""
+    cdef char *x_first
+    cdef char *x_last
     cdef char *o_first
     cdef char *o_last
     cdef int k
-    if cnp.PyArray_SIZE(a) == 0:
+    if cnp.PyArray_SIZE(x) == 0:
         return False
-    if cnp.PyArray_DATA(a) == cnp.PyArray_DATA(out):
-        for k in range(cnp.PyArray_NDIM(a)):
-            if (cnp.PyArray_DIM(a, k) > 1 and
-                    cnp.PyArray_STRIDE(a, k) != cnp.PyArray_STRIDE(out, k)):
+    if cnp.PyArray_DATA(x) == cnp.PyArray_DATA(out):
+        for k in range(cnp.PyArray_NDIM(out)):
+            if cnp.PyArray_DIM(out, k) > 1 and x_strides[k] != cnp.PyArray_STRIDE(out, k):
                 return True
         return False
-    _extent(a, &a_first, &a_last)
+    _extent(x, &x_first, &x_last)
     _extent(out, &o_first, &o_last)
-    return a_first < o_last and o_first < a_last
+    return x_first < o_last and o_first < x_last
+
+
+cdef inline bint _partly_overlap(ndarray a, ndarray out) noexcept:
+    """_overlaps_unevenly for a and an out of its shape."""
+    return _overlaps_unevenly(a, cnp.PyArray_STRIDES(a), out)
 
 
 cdef object _mask_for(object where, ndarray a, ndarray res):
@@ -205,24 +211,6 @@ cdef bint _all_in_order(ndarray a, object lo, object hi, bint c_order) noexcept:
     return True
 
 
-cdef bint _bound_overlaps(ndarray b, ndarray res, npy_intp *b_strides) noexcept:
-    """A bound array that shares memory with out other than element for
-    element (out=lo itself): NumPy's buffering is needed."""
-    cdef char *b_first
-    cdef char *b_last
-    cdef char *o_first
-    cdef char *o_last
-    cdef int k
-    if cnp.PyArray_DATA(b) == cnp.PyArray_DATA(res):
-        for k in range(cnp.PyArray_NDIM(res)):
-            if cnp.PyArray_DIM(res, k) > 1 and b_strides[k] != cnp.PyArray_STRIDE(res, k):
-                return True
-        return False
-    _extent(b, &b_first, &b_last)
-    _extent(res, &o_first, &o_last)
-    return b_first < o_last and o_first < b_last
-
-
 cdef inline bint _prefers_numpy(fc_plan_t *plan, int row, int itemsize) noexcept:
     """csrc/walk.h's rule (short contiguous runs to NumPy's iterator), but
     for the int and IEEE float rows when the kernels have csrc/strided_rows.h,
@@ -237,7 +225,7 @@ cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, ob
     """The same loop, walked by NumPy's iterator (whose buffering suits short
     runs close together, csrc/walk.h): the bounds, already converted exactly,
     as scalars of a's dtype, so the ufunc picks the same loop np.clip's
-    argument handling would (no second pass through fastclip._compat)."""
+    argument handling would (no second pass through fastclip._numpy_rules)."""
     lo_s = PyArray_Scalar(lo, descr, None)
     hi_s = PyArray_Scalar(hi, descr, None)
     if out is None:
@@ -329,8 +317,8 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         if lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY:
             if not _same_order(a, res):
                 return NotImplemented
-            if ((lo_kind == BOUND_ARRAY and _bound_overlaps(<ndarray>a_min, res, lo_strides)) or
-                    (hi_kind == BOUND_ARRAY and _bound_overlaps(<ndarray>a_max, res, hi_strides))):
+            if ((lo_kind == BOUND_ARRAY and _overlaps_unevenly(<ndarray>a_min, lo_strides, res)) or
+                    (hi_kind == BOUND_ARRAY and _overlaps_unevenly(<ndarray>a_max, hi_strides, res))):
                 return NotImplemented
     if where is not None:
         mask = _mask_for(where, a, res)

@@ -9,7 +9,7 @@ GIL released (scalar or array bounds, where=, any layout), a Python or NumPy
 scalar to the scalar path, an out of another dtype to a fused loop; other
 ndarray calls follow np.clip's rules here, with the ufunc or NumPy's own;
 the rest (duck arrays, subclasses, bfloat16/float8 keeping their dtype) goes
-to fastclip._compat.
+to fastclip._numpy_rules.
 
 One module in parts, each a job (included below, in this order):
 _targets.pxi (the kernel build, its tables, the thread pool), _make_ufunc.pxi
@@ -194,14 +194,15 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     if result is not NotImplemented:
         return result
     if ta is not ndarray:
-        return _compat.clip(a, a_min, a_max, out, min, max, kwargs)
+        return _numpy_rules.clip(a, a_min, a_max, out, min, max, kwargs)
     if (a_min is np._NoValue or a_max is np._NoValue
             or min is not np._NoValue or max is not np._NoValue):
-        a_min, a_max = _compat._resolve_aliases(a_min, a_max, min, max)
+        a_min, a_max = _numpy_rules._resolve_aliases(a_min, a_max, min, max)
     num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>a)).type_num
     row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
-    if row >= 0 and ROW_ML[row] and _ml_keeps_own_dtype(num, a_min, a_max, out, kwargs):
-        return _compat.clip(a, a_min, a_max, out, np._NoValue, np._NoValue, kwargs)
+    if (row >= 0 and ROW_ML[row]
+            and _numpy_rules.keeps_own_dtype((<ndarray>a).dtype, a_min, a_max, out, kwargs)):
+        return _numpy_rules.clip(a, a_min, a_max, out, np._NoValue, np._NoValue, kwargs)
     try:
         return _ndarray_call(<ndarray>a, a_min, a_max, out, kwargs)
     except TypeError:

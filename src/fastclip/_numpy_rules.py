@@ -82,7 +82,7 @@ def _ml_bounds(dtype, a_min, a_max):
     return convert(a_min), convert(a_max)
 
 
-def _keeps_own_dtype(dtype, a_min, a_max, out, kwargs):
+def keeps_own_dtype(dtype, a_min, a_max, out, kwargs):
     """docs/semantics.rst, the bfloat16/float8 rule: a bfloat16 or float8 array keeps its dtype when each
     bound is a Python int/float, a scalar or array of that dtype, or None,
     unless the caller asks for another computation (dtype=, signature=, an
@@ -162,14 +162,14 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
             # stay lazy/labelled and compute with fastclip's loops.
             dtype = getattr(a, "dtype", None)
             if (isinstance(dtype, np.dtype) and _is_ml_float(dtype)
-                    and _keeps_own_dtype(dtype, a_min, a_max, out, kwargs)):
+                    and keeps_own_dtype(dtype, a_min, a_max, out, kwargs)):
                 a_min, a_max = _ml_bounds(dtype, a_min, a_max)
             return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
         # subclasses (MaskedArray, matrix, ...), lists, scalars and duck
         # arrays with a missing bound: exactly NumPy's behaviour.
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
 
-    if not (_is_ml_float(a.dtype) and _keeps_own_dtype(a.dtype, a_min, a_max, out, kwargs)):
+    if not (_is_ml_float(a.dtype) and keeps_own_dtype(a.dtype, a_min, a_max, out, kwargs)):
         # every other exact ndarray is fastclip._ufunc's (_calls.pxi); from
         # here, NumPy's own clip
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
