@@ -197,6 +197,7 @@ def test_layouts_the_fused_loop_does_not_take():
 
 
 @pytest.mark.skipif(not _ufunc.HAVE_THREAD_POOL, reason="no helper threads")
+@pytest.mark.thread_unsafe(reason="only calls from the main thread are split")
 def test_large_calls_split_across_threads_give_the_same_bits():
     import threading
     x = (np.random.default_rng(16).normal(size=3_000_001) * 200).astype(np.float32)

@@ -15,6 +15,9 @@ import fastclip
 from fastclip import _numpy_rules
 from tests.reference import assert_same_outcome, numpy_clip, outcome
 
+# every test here patches numpy.clip, which is one for the whole process
+pytestmark = pytest.mark.thread_unsafe(reason="patches numpy.clip for the whole process")
+
 
 @pytest.fixture(autouse=True)
 def unpatched_afterwards():

@@ -4,6 +4,7 @@ or the same exception type; the same warnings. Failures Hypothesis found are
 pinned in tests/test_regressions.py."""
 
 import numpy as np
+import pytest
 from hypothesis import given, strategies as st
 
 import fastclip
@@ -146,6 +147,7 @@ def own_dtype_rule_applies(case):
             and a_form in ("array", "0d"))
 
 
+@pytest.mark.thread_unsafe(reason="compares warnings, which warnings.catch_warnings records process-wide")
 @given(cases())
 def test_matches_numpy(case):
     run = make_call(case)

@@ -49,6 +49,7 @@ NO_POOL = not _ufunc.HAVE_THREAD_POOL
 
 
 @pytest.mark.skipif(NO_POOL, reason="no helper threads of fastclip's own (no OpenMP, or Windows)")
+@pytest.mark.thread_unsafe(reason="only calls from the main thread are split")
 def test_the_helper_does_part_of_a_split_call(split_everything):
     """The split really happens: chunks run on the helper thread, and every
     element is clipped once (a chunk lost or done twice in place would show:
@@ -93,6 +94,7 @@ def test_eight_python_threads_at_once():
         assert all(pool.map(work, range(8)))
 
 
+@pytest.mark.thread_unsafe(reason="asserts which thread it runs on")
 def test_only_the_main_thread_splits():
     KERNELS.configure_threads(2, 1 << 20, MAIN, _ufunc.thread_pool())
     try:
