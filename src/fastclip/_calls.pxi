@@ -225,6 +225,27 @@ cdef bint _operand_has_loop(object v):
     return False
 
 
+cpdef bint keeps_own_dtype(cnp.dtype dtype, object a_min, object a_max, object out,
+                           dict kwargs):
+    """docs/semantics.rst, the bfloat16/float8 rule: whether a bfloat16 or
+    float8 array of this dtype keeps it: each bound a Python int/float, a
+    scalar or array of that format, or None, and no other computation asked
+    for (dtype=, signature=, an out of another format). Formats are told
+    apart by type number, which both byte orders share."""
+    cdef int num = dtype.type_num
+    if "dtype" in kwargs or "signature" in kwargs:
+        return False
+    if out is not None and not (isinstance(out, ndarray)
+                                and (<cnp.dtype>out.dtype).type_num == num):
+        return False
+    for b in (a_min, a_max):
+        if not (b is None or type(b) is int or type(b) is float
+                or (isinstance(b, (ndarray, np.generic))
+                    and (<cnp.dtype>b.dtype).type_num == num)):
+            return False
+    return True
+
+
 #: (a's type number, bound keys, dtype=) -> the dtype of np.clip's loop when
 #: it is wider than a's and _widened takes the call, else None
 _WIDER_LOOP = {}

@@ -52,8 +52,6 @@ try:
 except AttributeError:
     pass
 
-# the slow path calls clip_ufunc, so it is imported once that exists
-from fastclip import _numpy_rules
 _umath = np._core.umath
 
 

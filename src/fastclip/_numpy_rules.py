@@ -82,25 +82,6 @@ def _ml_bounds(dtype, a_min, a_max):
     return convert(a_min), convert(a_max)
 
 
-def keeps_own_dtype(dtype, a_min, a_max, out, kwargs):
-    """docs/semantics.rst, the bfloat16/float8 rule: a bfloat16 or float8 array keeps its dtype when each
-    bound is a Python int/float, a scalar or array of that dtype, or None,
-    unless the caller asks for another computation (dtype=, signature=, an
-    out of another dtype)."""
-    dtype = dtype.newbyteorder("=")
-    if "dtype" in kwargs or "signature" in kwargs:
-        return False
-    if out is not None and not (isinstance(out, np.ndarray)
-                                and out.dtype.newbyteorder("=") == dtype):
-        return False
-    for b in (a_min, a_max):
-        if not (b is None or type(b) in (int, float)
-                or (isinstance(b, (np.ndarray, np.generic))
-                    and b.dtype.newbyteorder("=") == dtype)):
-            return False
-    return True
-
-
 def _widen(x):
     """bfloat16 or float8 -> float32, exactly (NaN payloads kept: bfloat16 by
     bits, a float8 NaN as a quiet NaN carrying its pattern)."""
@@ -173,6 +154,11 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
         # every other exact ndarray is fastclip._ufunc's (_calls.pxi); from
         # here, NumPy's own clip
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
+    return clip_own_dtype(a, a_min, a_max, out, kwargs)
+
+
+def clip_own_dtype(a, a_min, a_max, out, kwargs):
+    """A bfloat16 or float8 array that keeps its dtype (keeps_own_dtype)."""
     try:
         return _clip_own_dtype(a, a_min, a_max, out, kwargs)
     except TypeError:
@@ -209,4 +195,4 @@ def _clip_own_dtype(a, a_min, a_max, out, kwargs):
     return out if out is not None else result
 
 
-from fastclip._ufunc import clip_ufunc  # noqa: E402  (imports this module)
+from fastclip._ufunc import clip_ufunc, keeps_own_dtype  # noqa: E402  (imports this module)

@@ -105,6 +105,10 @@ include "_fast.pxi"
 include "_scalar.pxi"
 include "_calls.pxi"
 
+# the slow path calls clip_ufunc and keeps_own_dtype, so it is imported once
+# they exist
+from fastclip import _numpy_rules
+
 
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
          min=np._NoValue, max=np._NoValue, **kwargs):
@@ -200,9 +204,9 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         a_min, a_max = _numpy_rules._resolve_aliases(a_min, a_max, min, max)
     num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>a)).type_num
     row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
-    if (row >= 0 and ROW_ML[row]
-            and _numpy_rules.keeps_own_dtype((<ndarray>a).dtype, a_min, a_max, out, kwargs)):
-        return _numpy_rules.clip(a, a_min, a_max, out, np._NoValue, np._NoValue, kwargs)
+    if row >= 0 and ROW_ML[row] and keeps_own_dtype(
+            <cnp.dtype>cnp.PyArray_DESCR(<ndarray>a), a_min, a_max, out, kwargs):
+        return _numpy_rules.clip_own_dtype(<ndarray>a, a_min, a_max, out, kwargs)
     try:
         return _ndarray_call(<ndarray>a, a_min, a_max, out, kwargs)
     except TypeError:
