@@ -33,6 +33,22 @@ static inline int fc_signaling_half(npy_uint16 h)
     return (h & 0x7e00u) == 0x7c00u && (h & 0x01ffu) != 0;
 }
 
+/* bfloat16 -> float32, exactly: the high half of a float32, as ml_dtypes'
+ * cast does it (a shift, no floating-point operation) */
+static inline float fc_bfloat16_to_float(npy_uint16 h)
+{
+    npy_uint32 u = (npy_uint32)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* bfloat16's signaling NaNs: float32's, in the high half */
+static inline int fc_signaling_bfloat16(npy_uint16 h)
+{
+    return (h & 0x7fc0u) == 0x7f80u && (h & 0x003fu) != 0;
+}
+
 #define FC_WIDEN(SN, S, WN, W, CAST, SIGNALING)                                \
     static int fc_in_range_widen_##SN##_##WN(const void *plo, const void *phi) \
     {                                                                          \

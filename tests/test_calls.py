@@ -307,6 +307,69 @@ def test_wider_loops_are_numpys(dtype):
                                         messages=True, with_out=True)
 
 
+WIDER_ARRAY_SOURCES = [numpy_dtype(r) for r in DTYPES
+                       if r.kind in ("int", "float", "half", "bfloat16")]
+
+
+@pytest.mark.parametrize("dtype", WIDER_ARRAY_SOURCES, ids=str)
+def test_wider_loops_with_array_bounds_are_numpys(dtype):
+    """Array bounds of a wider dtype than x's (a float16 or bfloat16 x with a
+    float32 array bound, an int x with a float64 one): x widened exactly into
+    a new array, then clipped there in place, where NumPy runs its
+    per-element loop; other shapes go NumPy's way. NumPy's dtype, layout,
+    bits, warnings and messages, for bounds of every shape (full, a row, a
+    column, 0-d, scalars beside them) holding zeros, NaNs and infinities,
+    and for x's views and signaling NaNs."""
+    rng = np.random.default_rng(19)
+    x = values(dtype, 240, rng).reshape(12, 20)
+    views = (x, x[::-1], x[:, ::2], x.T, x[:1], x[:, :1], x.reshape(240))
+    special = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, 0.5, -2.5, 1e10, 100.0], np.float64)
+    for wide in (np.float32, np.float64):
+        def bound(shape):
+            return rng.choice(special, shape).astype(wide)
+        for view in views:
+            shape = view.shape
+            arrays = [bound(shape), bound(shape[-1:]), bound(shape[:-1] + (1,)),
+                      np.array(0.5, wide), bound((1,) + shape), np.asfortranarray(bound(shape))]
+            others = [None, 0.5, -0.0, float("nan"), np.float64(2.5), np.float32(-1.0), 3,
+                      bound(shape)]
+            for lo, hi in itertools.chain(itertools.product(arrays, others),
+                                          itertools.product(others, arrays)):
+                assert_same_outcome(outcome(lambda: fastclip.clip(view, lo, hi)),
+                                    outcome(lambda: numpy_clip(view, lo, hi)), messages=True)
+    if dtype.kind in "fV" or dtype == ml_dtypes.bfloat16:
+        u = np.dtype(f"u{dtype.itemsize}")
+        quiet = int(np.array(np.nan, dtype).view(u))
+        signaling = np.array(quiet & ~(quiet & -quiet) | 1, u).view(dtype)
+        big = values(dtype, 5000, rng)
+        big[1234] = signaling
+        lo = np.full(5000, -0.5, np.float32)
+        assert_same_outcome(outcome(lambda: fastclip.clip(big, lo, 2.5)),
+                            outcome(lambda: numpy_clip(big, lo, 2.5)), messages=True)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16),
+                                   np.dtype(np.int16), np.dtype(np.uint16)], ids=str)
+def test_every_16_bit_pattern_widened_with_array_bounds(dtype):
+    """Every bit pattern of a 16-bit x against float32 and float64 array
+    bounds that cycle through zeros of both signs, NaN, infinities and
+    values between; signaling NaNs quieted so that the widening route runs
+    on all of it (test_wider_loops_with_array_bounds_are_numpys has them)."""
+    x = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(dtype)
+    if dtype.kind != "i" and dtype.kind != "u":
+        x = x.copy()
+        x[np.isnan(x.astype(np.float32))] = np.nan
+    cycle = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, 0.5, -2.5, 1e4, -1e-6, 3.0], np.float64)
+    for wide in (np.float32, np.float64):
+        lo = np.resize(cycle, x.size).astype(wide)
+        hi = np.resize(cycle[::-1], x.size).astype(wide)
+        for a, b in ((lo, hi), (lo, 1.5), (-1.5, hi), (lo, np.float32(0.0)),
+                     (lo.reshape(256, 256)[0], 2.0)):
+            view = x.reshape(256, 256) if np.ndim(a) == 1 and np.size(a) == 256 else x
+            assert_same_outcome(outcome(lambda: fastclip.clip(view, a, b)),
+                                outcome(lambda: numpy_clip(view, a, b)), messages=True)
+
+
 # ---------------------------------------------------------------------------
 # array bounds from the fast path (scalar-bound or per-element loop, chosen as
 # NumPy's iterator would)

@@ -282,19 +282,23 @@ _WIDENING_CASTINGS = frozenset(("safe", "same_kind", "unsafe"))
 cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarray out):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
-    float64. NumPy casts x into the loop's dtype as its iterator goes and
-    clips there; so does this, into a new array of np.clip's layout: cast
-    and clipped in one pass (csrc/widen.h) where a and the result are
-    contiguous, else cast by np.copyto (a safe cast: exact, or int64 into
-    float64 rounded as NumPy rounds it) and clipped by the fast path in
-    place; with out (of exactly the loop's dtype, laid out like the result
-    would be, apart from a), into out. NotImplemented for anything else."""
+    float64, a float16 or bfloat16 x with float32 array bounds. NumPy casts x
+    into the loop's dtype as its iterator goes and clips there; so does this,
+    into a new array of np.clip's layout. Scalar bounds: cast and clipped in
+    one pass (csrc/widen.h) where a and the result are contiguous, else cast
+    by np.copyto (a safe cast: exact, or int64 into float64 rounded as NumPy
+    rounds it) and clipped by the fast path in place; with out (of exactly
+    the loop's dtype, laid out like the result would be, apart from a), into
+    out. Array bounds: see _widened_by_array_bounds. NotImplemented for
+    anything else."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
     if cnp.PyArray_NDIM(a) == 0 or not cnp.PyArray_ISNBO(descr.byteorder):
         return NotImplemented
     k_lo, k_hi = _bound_key(a_min), _bound_key(a_max)
     if k_lo is None or k_hi is None:
+        if out is None and dtype is None:
+            return _widened_by_array_bounds(a, a_min, a_max)
         return NotImplemented
     key = (descr.type_num, k_lo, k_hi, dtype)
     if key in _WIDER_LOOP:
@@ -327,9 +331,82 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
     if done == 1:
         return result
-    if done == -1 or not _widen_into(<ndarray>result, a, row):
+    # no np.copyto for an ml_dtypes x: its cast's floating-point flags are ml_dtypes' own
+    if done == -1 or ROW_ML[row] or not _widen_into(<ndarray>result, a, row):
         return NotImplemented
     return _fast(<ndarray>result, a_min, a_max, result)
+
+
+cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
+    """np.clip(a, a_min, a_max) with an array bound, whose loop is of a
+    wider dtype than a's (float16 or bfloat16 x with a float32 array bound):
+    a cast exactly into a new array of the loop's dtype by its widening loop
+    (csrc/widen.h, with infinite bounds), then clipped there in place, as
+    NumPy's iterator casts x and runs the loop. Taken only where both run
+    NumPy's per-element loop (an array bound spans a's innermost axis, so its
+    stride there is not 0, in NumPy's buffers as in the widened array) and
+    lay the result out alike (a C-contiguous, the array bounds too or of one
+    dimension, none broadcasting a to a larger shape). NotImplemented for
+    anything else."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef int nd = cnp.PyArray_NDIM(a), inner = nd - 1, wide_row
+    cdef bint spans_inner = False
+    if not cnp.PyArray_IS_C_CONTIGUOUS(a):
+        return NotImplemented
+    while inner >= 0 and cnp.PyArray_DIMS(a)[inner] == 1:
+        inner -= 1
+    if inner < 0:
+        return NotImplemented           # one element: NumPy's coalescing decides
+    keys = []
+    for b in (a_min, a_max):
+        k = _bound_key(b)
+        if k is None:
+            if type(b) is not ndarray or not _fits_within(<ndarray>b, a):
+                return NotImplemented
+            k = (<ndarray>b).dtype
+            j = inner - (nd - cnp.PyArray_NDIM(<ndarray>b))
+            spans_inner |= j >= 0 and cnp.PyArray_DIMS(<ndarray>b)[j] == cnp.PyArray_DIMS(a)[inner]
+        keys.append(k)
+    if not spans_inner:
+        return NotImplemented
+    key = (descr.type_num, keys[0], keys[1], None)
+    if key in _WIDER_LOOP:
+        wide = _WIDER_LOOP[key]
+    else:
+        wide = _WIDER_LOOP[key] = _wider_loop(descr, keys[0], keys[1], None)
+    if wide is None:
+        return NotImplemented
+    wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
+    if (descr.type_num, (<cnp.dtype>wide).type_num) not in WIDENING_INDEX:
+        return NotImplemented           # float8 x: no widening loop
+    Py_INCREF(wide)
+    result = PyArray_NewFromDescr(&PyArray_Type, <cnp.dtype>wide, nd, cnp.PyArray_DIMS(a),
+                                  NULL, NULL, 0, NULL)
+    if _widen_and_clip(a, <ndarray>result, wide_row, _NEG_INF, _POS_INF) != 1:
+        return NotImplemented           # a signaling NaN: NumPy's cast reports it
+    if isinstance(a_min, np.generic):
+        a_min = wide.type(a_min)        # a NumPy scalar, cast exactly
+    if isinstance(a_max, np.generic):
+        a_max = wide.type(a_max)
+    if _fast(<ndarray>result, a_min, a_max, result) is NotImplemented:
+        clip_ufunc(result, a_min, a_max, out=result)
+    return result
+
+
+cdef _NEG_INF = float("-inf")
+cdef _POS_INF = float("inf")
+
+
+cdef bint _fits_within(ndarray b, ndarray a):
+    """b broadcasts to a's shape (not to a larger one) and is C-contiguous
+    or of one dimension (its layout then cannot sway np.clip's result's)."""
+    cdef int nd = cnp.PyArray_NDIM(b), offset = cnp.PyArray_NDIM(a) - nd, i
+    if offset < 0 or not (nd <= 1 or cnp.PyArray_IS_C_CONTIGUOUS(b)):
+        return False
+    for i in range(nd):
+        if cnp.PyArray_DIMS(b)[i] != 1 and cnp.PyArray_DIMS(b)[i] != cnp.PyArray_DIMS(a)[offset + i]:
+            return False
+    return True
 
 
 cdef int _widen_and_clip(ndarray a, ndarray result, int wide_row, object a_min,
@@ -404,16 +481,19 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
         return _umath.minimum(a, a_max, out=out, **kwargs)
     if a_max is None:
         return _umath.maximum(a, a_min, out=out, **kwargs)
-    if (row >= 0 and not ROW_ML[row] and _operand_has_loop(a_min)
-            and _operand_has_loop(a_max)):
+    if row >= 0 and _operand_has_loop(a_min) and _operand_has_loop(a_max):
         if out is None and (not kwargs or (len(kwargs) == 1 and "dtype" in kwargs)):
+            # an ml_dtypes x here does not keep its dtype: a wider loop or NumPy's
             result = _widened(a, a_min, a_max, kwargs.get("dtype"), None)
             if result is not NotImplemented:
                 return result
+        elif ROW_ML[row]:
+            pass
         elif type(out) is ndarray and (not kwargs or (
                 len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
             result = _widened(a, a_min, a_max, None, <ndarray>out)
             if result is not NotImplemented:
                 return result
-        return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
+        if not ROW_ML[row]:
+            return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
     return _umath.clip(a, a_min, a_max, out=out, **kwargs)

@@ -74,13 +74,14 @@ CONVERSIONS = [
 
 # Results wider than x: calls whose NumPy loop is of a wider dtype than x's
 # (float32 x with float64 bounds, an integer x with Python float bounds,
-# dtype=float64). NumPy casts x into the loop's dtype as its iterator goes and
-# clips there; a widening loop fc_widen_<source>_<wide> (csrc/widen.h) does
-# both in one pass: (source row, the loop's row).
+# dtype=float64, bfloat16 x with a float32 bound). NumPy casts x into the
+# loop's dtype as its iterator goes and clips there; a widening loop
+# fc_widen_<source>_<wide> (csrc/widen.h) does both in one pass: (source row,
+# the loop's row).
 WIDENINGS = [
     *((src, "double") for src in ("byte", "ubyte", "short", "ushort", "int", "uint", "long",
-                                  "ulong", "longlong", "ulonglong", "half", "float")),
-    *((src, "float") for src in ("byte", "ubyte", "short", "ushort", "half")),
+                                  "ulong", "longlong", "ulonglong", "half", "float", "bfloat16")),
+    *((src, "float") for src in ("byte", "ubyte", "short", "ushort", "half", "bfloat16")),
 ]
 
 # float64 -> bfloat16 and the float8s round as the installed ml_dtypes casts,
@@ -110,13 +111,15 @@ def conversion_loops():
 def widening_macro(src, wide):
     """The csrc/widen.h FC_WIDEN call of a widening loop: the cast of one
     element x of the source into the wide type (C's, which is NumPy's: exact,
-    or int64 into double rounded to nearest; float16 by way of float32,
-    exact), and whether a signaling NaN can come in (float sources)."""
+    or int64 into double rounded to nearest; float16 and bfloat16 by way of
+    float32, exact), and whether a signaling NaN can come in (float sources;
+    one makes the call NumPy's, csrc/widen.h)."""
     rows = {r.name: r for r in DTYPES}
     s, w = rows[src], rows[wide]
-    cast = f"(({w.c_type})fc_half_to_float(x))" if s.kind == "half" else f"(({w.c_type})x)"
-    snan = "fc_signaling_half(x)" if s.kind == "half" else \
-        "fc_signaling_float(x)" if src == "float" else "0"
+    to_float = {"half": "fc_half_to_float", "bfloat16": "fc_bfloat16_to_float"}.get(s.kind)
+    cast = f"(({w.c_type}){to_float}(x))" if to_float else f"(({w.c_type})x)"
+    snan = {"half": "fc_signaling_half(x)", "bfloat16": "fc_signaling_bfloat16(x)"}.get(
+        s.kind, "fc_signaling_float(x)" if src == "float" else "0")
     return f"FC_WIDEN({src}, {s.c_type}, {wide}, {w.c_type}, {cast}, {snan})"
 
 
