@@ -45,7 +45,7 @@ static inline fc_v_f64 fc_clip_vector_f64(const double *x, fc_v_f64 lo, fc_v_f64
 typedef struct {
     fc_v_f32 lo32, hi32;
     fc_v_f64 lo64, hi64;
-    fc_v_s64 los, his;
+    fc_v_u32 lo_s32, hi_s32, below_s32;     /* int64 sources: see fc_group_s64_int */
     fc_m_f32 nan32;
     fc_m_f64 nan64;
 } fc_cvt_state_t;
@@ -62,29 +62,46 @@ static inline fc_v_u32 fc_group_f64_int(const double *x, fc_cvt_state_t *s)
     return fc_trunc_s32_f64x2(a, b);
 }
 
+/* int64 with bounds within int32 (the destinations are 8 and 16 bits): a
+ * value that fits int32 (its high half is its low half's sign) clips as its
+ * low half; one beyond clips to hi above and below to min(lo, hi), as
+ * min(max(x, lo), hi) does. Without 64-bit min and max (AVX2) this is 9
+ * instructions for 8 lanes where compare-and-blend in 64 bits takes 11. */
 static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
 {
-    fc_v_s64 a = fc_min_s64(fc_max_s64(fc_load_s64(x), s->los), s->his);
-    fc_v_s64 b = fc_min_s64(fc_max_s64(fc_load_s64(x + FC_LANES_s64), s->los), s->his);
-    return fc_narrow_s64x2(a, b);
+    fc_v_u32 low, high;
+    fc_halves_s64x2(fc_load_s64(x), fc_load_s64(x + FC_LANES_s64), &low, &high);
+    fc_v_u32 clipped = fc_min_s32(fc_max_s32(low, s->lo_s32), s->hi_s32);
+    fc_v_u32 beyond = fc_select_negative_u32(high, s->below_s32, s->hi_s32);
+    return fc_select_u32(fc_eq_u32(high, fc_srai_u32(low, 31)), clipped, beyond);
 }
 
 /* float32 -> a float8 format with M mantissa bits and exponent bias B, in
- * lanes: csrc/convert.h's fc_float_to_float8, both ways and a select */
+ * lanes, rounded to nearest even by the float adder: with the rounding's
+ * unit u (2**(e - M) for a's exponent e, at least the smallest normal's),
+ * a + 2**23 u rounds a to a whole number k of units, read off the sum's
+ * mantissa (k <= 2**(M + 1), far below 2**23); the encoding is then
+ * (e + B - 1) << M, plus k (k = 2**M + the mantissa for a normal, the
+ * mantissa for a subnormal, and a carry into the next exponent falls out).
+ * 12 instructions for 8 lanes, against 20 for rounding the normal and the
+ * subnormal case apart and selecting. The bounds are inside the format's
+ * range, so a clipped value is too; a NaN lane's result is unused (the loop
+ * reports it). A subnormal float32 rounds to 0 either way, so a flush-to-zero
+ * mode changes nothing. */
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
     static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s) \
     {                                                                          \
         fc_v_u32 u = fc_as_u32_f32(fc_clip_group_f32(x, s->lo32, s->hi32, &s->nan32)); \
         fc_v_u32 sign = fc_and_u32(fc_srli_u32(u, 24), fc_set1_u32(0x80u));    \
         fc_v_u32 a = fc_and_u32(u, fc_set1_u32(0x7fffffffu));                  \
-        fc_v_u32 rounded = fc_add_u32(fc_add_u32(a, fc_set1_u32((1u << (22 - (M))) - 1u)), \
-                                      fc_and_u32(fc_srli_u32(a, 23 - (M)), fc_set1_u32(1u))); \
-        fc_v_u32 normal = fc_sub_u32(fc_srli_u32(rounded, 23 - (M)),           \
-                                     fc_set1_u32((uint32_t)(127 - (B)) << (M))); \
-        fc_v_u32 subnormal = fc_round_s32_f32(                                 \
-            fc_mul_f32(fc_as_f32_u32(a), fc_set1_f32((float)(1 << ((B) - 1 + (M)))))); \
-        fc_m_u32 is_normal = fc_gt_s32(a, fc_set1_u32(((uint32_t)(127 - (B) + 1) << 23) - 1u)); \
-        return fc_or_u32(sign, fc_select_u32(is_normal, normal, subnormal));   \
+        fc_v_u32 e = fc_max_s32(fc_and_u32(a, fc_set1_u32(0x7f800000u)),       \
+                                fc_set1_u32((uint32_t)(128 - (B)) << 23));     \
+        fc_v_u32 magic = fc_add_u32(e, fc_set1_u32((uint32_t)(23 - (M)) << 23)); \
+        fc_v_u32 sum = fc_as_u32_f32(fc_add_f32(fc_as_f32_u32(a), fc_as_f32_u32(magic))); \
+        fc_v_u32 k = fc_sub_u32(sum, magic);                                   \
+        fc_v_u32 top = fc_sub_u32(fc_srli_u32(e, 23 - (M)),                    \
+                                  fc_set1_u32((uint32_t)(128 - (B)) << (M)));  \
+        return fc_or_u32(sign, fc_add_u32(top, k));                            \
     }
 FC_FLOAT8_GROUP(float8_e4m3fn, 3, 7)
 FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
@@ -167,8 +184,10 @@ static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
 }
 static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t hi)
 {
-    s->los = fc_set1_s64(lo);
-    s->his = fc_set1_s64(hi);
+    /* the loops run only with bounds that fit the destination */
+    s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
+    s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
+    s->below_s32 = fc_set1_u32((uint32_t)(int32_t)(lo < hi ? lo : hi));
 }
 /* whether the loop met a NaN, by source */
 static inline int fc_cvt_nan_float(const fc_cvt_state_t *s) { return fc_any_mask_f32(s->nan32); }

@@ -142,10 +142,9 @@ static inline fc_m_f32 fc_or_mask_f32(fc_m_f32 a, fc_m_f32 b) { return _mm256_or
 static inline int fc_any_mask_f32(fc_m_f32 m) { return _mm256_movemask_ps(m) != 0; }
 static inline fc_m_f64 fc_or_mask_f64(fc_m_f64 a, fc_m_f64 b) { return _mm256_or_pd(a, b); }
 static inline int fc_any_mask_f64(fc_m_f64 m) { return _mm256_movemask_pd(m) != 0; }
-static inline fc_v_f32 fc_mul_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_mul_ps(a, b); }
-/* toward zero, as C's cast; to nearest even (the default rounding mode) */
+static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_add_ps(a, b); }
+/* toward zero, as C's cast */
 static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm256_cvttps_epi32(v); }
-static inline fc_v_u32 fc_round_s32_f32(fc_v_f32 v) { return _mm256_cvtps_epi32(v); }
 static inline fc_v_u32 fc_as_u32_f32(fc_v_f32 v) { return _mm256_castps_si256(v); }
 static inline fc_v_f32 fc_as_f32_u32(fc_v_u32 v) { return _mm256_castsi256_ps(v); }
 static inline fc_v_u32 fc_set1_u32(uint32_t x) { return _mm256_set1_epi32((int)x); }
@@ -154,7 +153,6 @@ static inline fc_v_u32 fc_or_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_or_si25
 static inline fc_v_u32 fc_add_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_add_epi32(a, b); }
 static inline fc_v_u32 fc_sub_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_sub_epi32(a, b); }
 #define fc_srli_u32(v, k) _mm256_srli_epi32((v), (k))
-static inline fc_m_u32 fc_gt_s32(fc_v_u32 a, fc_v_u32 b) { return _mm256_cmpgt_epi32(a, b); }
 static inline fc_v_u32 fc_select_u32(fc_m_u32 m, fc_v_u32 a, fc_v_u32 b)
 {
     return _mm256_blendv_epi8(b, a, m);
@@ -168,23 +166,26 @@ static inline fc_v_f32 fc_cvt_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
 {
     return _mm256_set_m128(_mm256_cvtpd_ps(b), _mm256_cvtpd_ps(a));
 }
-/* int64: no vpminsq/vpmaxsq before AVX-512, so compare and blend */
+/* int64: no vpminsq/vpmaxsq before AVX-512; its groups are clipped as
+ * their 32-bit halves (csrc/convert_vector.h, fc_group_s64_int) */
 static inline fc_v_s64 fc_load_s64(const int64_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
-static inline fc_v_s64 fc_set1_s64(int64_t x) { return _mm256_set1_epi64x(x); }
-static inline fc_v_s64 fc_max_s64(fc_v_s64 a, fc_v_s64 b)
+/* the low and the high 32 bits of each lane of two int64 vectors, in order */
+static inline void fc_halves_s64x2(fc_v_s64 a, fc_v_s64 b, fc_v_u32 *low, fc_v_u32 *high)
 {
-    return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b));
+    /* shufps works within 128-bit halves: a0 a1 b0 b1 | a2 a3 b2 b3 */
+    __m256 fa = _mm256_castsi256_ps(a), fb = _mm256_castsi256_ps(b);
+    *low = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(fa, fb, 0x88)), 0xd8);
+    *high = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(fa, fb, 0xdd)), 0xd8);
 }
-static inline fc_v_s64 fc_min_s64(fc_v_s64 a, fc_v_s64 b)
+static inline fc_m_u32 fc_eq_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_cmpeq_epi32(a, b); }
+#define fc_srai_u32(v, k) _mm256_srai_epi32((v), (k))
+static inline fc_v_u32 fc_max_s32(fc_v_u32 a, fc_v_u32 b) { return _mm256_max_epi32(a, b); }
+static inline fc_v_u32 fc_min_s32(fc_v_u32 a, fc_v_u32 b) { return _mm256_min_epi32(a, b); }
+/* a where the lane's sign bit is set, else b: one blend on the sign */
+static inline fc_v_u32 fc_select_negative_u32(fc_v_u32 sign, fc_v_u32 a, fc_v_u32 b)
 {
-    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
-}
-/* the low 32 bits of each lane of two int64 vectors, in order */
-static inline fc_v_u32 fc_narrow_s64x2(fc_v_s64 a, fc_v_s64 b)
-{
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    __m256i pa = _mm256_permutevar8x32_epi32(a, even), pb = _mm256_permutevar8x32_epi32(b, even);
-    return _mm256_permute2x128_si256(pa, pb, 0x20);
+    return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(b), _mm256_castsi256_ps(a),
+                                                _mm256_castsi256_ps(sign)));
 }
 /* 32-bit lanes whose values fit the destination, narrowed and in order:
  * four vectors into bytes (unsigned or signed values), two into 16 bits */

@@ -236,28 +236,32 @@ def dask(repeats):
 
 def programs(repeats, progress=None):
     """Real programs (fastclip/bench/programs.py) as they are and under
-    fastclip.patched(), on one fastclip thread, beside the share of their time
-    in np.clip (one run with each np.clip call timed; NumPy's)."""
+    fastclip.patched(), on one fastclip thread and on all (what a program
+    gets by default), beside the share of their time in np.clip (one run
+    with each np.clip call timed; NumPy's)."""
     from fastclip.bench.programs import available
     ready, missing = available()
     rng = np.random.default_rng(6)
     rows = []
-    before = fastclip.get_num_threads()
-    fastclip.set_num_threads(1)
+    threads = fastclip.get_num_threads()
     try:
         for name, library, what, make in ready:
             _say(progress, f"[programs] {name}")
             run = make(rng)
 
-            def patched(run=run):
+            def patched(run=run, n=1):
+                fastclip.set_num_threads(n)
                 with fastclip.patched():
                     run()
-            seconds = time_interleaved({"as it is": run, "patched": patched}, repeats, 0.05)
+            contenders = {"as it is": run, "patched": patched}
+            if threads > 1:
+                contenders["patched, all threads"] = lambda: patched(n=threads)
+            seconds = time_interleaved(contenders, repeats, 0.05)
             rows.append({"program": name, "library": library, "what": what, "seconds": seconds,
                          "clip_share": _clip_share(run)})
     finally:
-        fastclip.set_num_threads(before)
-    return {"rows": rows, "skipped": missing}
+        fastclip.set_num_threads(threads)
+    return {"rows": rows, "skipped": missing, "threads": threads}
 
 
 def _clip_share(run):
