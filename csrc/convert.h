@@ -164,45 +164,33 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
 
 /* float32 -> a float8 format with M mantissa bits and exponent bias B, the
  * value's magnitude at most the format's largest finite (fc_in_range_*):
- * round to nearest even, ml_dtypes' rule. Normal results: the float32 bits
- * rounded at the format's last mantissa bit and rebiased (a carry into the
- * exponent is the right rounding up); subnormal ones (and zero): the value in
- * units of the smallest subnormal, a power-of-two scaling (exact), rounded to
- * the nearest even integer by rint, which may give the smallest normal's bits
- * exactly. A float64 comes here rounded to nearest (ml_dtypes before 0.7) or
- * to odd (rounding once, as 0.7 does). */
+ * round to nearest even, ml_dtypes' rule, by the float adder. With the
+ * rounding's unit u (2**(e - M) for the value's exponent e, at least the
+ * smallest normal's), a + 2**23 u rounds a to a whole number k of units,
+ * read off the sum's mantissa (k <= 2**(M + 1), far below 2**23); the
+ * encoding is (e + B - 1) << M, plus k (k = 2**M + the mantissa for a normal
+ * result, the mantissa for a subnormal one, and a carry into the next
+ * exponent falls out). Branch-free, so the vectoriser takes it at every
+ * target (csrc/convert_vector.h's AVX2 body is the same in lanes); a
+ * subnormal float32 rounds to 0 either way, so a flush-to-zero mode changes
+ * nothing. A float64 comes here rounded to nearest (ml_dtypes before 0.7)
+ * or to odd (rounding once, as 0.7 does). csrc/float16.h's
+ * fc_double_to_float8 rounds bounds, NaN and beyond the range included. */
 static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 {
-    npy_uint32 u;
+    npy_uint32 u, sum;
     memcpy(&u, &v, sizeof u);
     npy_uint32 sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
-#if defined(__AVX512F__)
-    /* AVX-512: GCC vectorises the branch as masked operations, faster than
-     * computing both ways */
-    npy_uint32 r;
-    if (a >= ((npy_uint32)(127 - B + 1) << 23)) {
-        int shift = 23 - M;
-        a += ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u);
-        r = (a >> shift) - ((npy_uint32)(127 - B) << M);
-    }
-    else {
-        float f;
-        memcpy(&f, &a, sizeof f);
-        r = (npy_uint32)rintf(f * (float)(1 << (B - 1 + M)));
-    }
-    return (npy_uint8)(sign | r);
-#else
-    int shift = 23 - M;
-    npy_uint32 rounded = a + ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u);
-    npy_uint32 normal = (rounded >> shift) - ((npy_uint32)(127 - B) << M);
-    float f;
-    memcpy(&f, &a, sizeof f);
-    npy_uint32 subnormal = (npy_uint32)(npy_int32)rintf(f * (float)(1 << (B - 1 + M)));
-    /* both ways for every value, then a bitwise select: GCC's vectoriser
-     * takes neither a branch nor, at AVX2, this ?: ("control flow in loop") */
-    npy_uint32 is_normal = (npy_uint32)0 - (npy_uint32)(a >= ((npy_uint32)(127 - B + 1) << 23));
-    return (npy_uint8)(sign | (normal & is_normal) | (subnormal & ~is_normal));
-#endif
+    npy_uint32 smallest = (npy_uint32)(128 - B) << 23;      /* the smallest normal's exponent */
+    npy_uint32 e = (a & 0x7f800000u) > smallest ? (a & 0x7f800000u) : smallest;
+    npy_uint32 magic = e + ((npy_uint32)(23 - M) << 23);
+    float fa, fmagic, fsum;
+    memcpy(&fa, &a, sizeof fa);
+    memcpy(&fmagic, &magic, sizeof fmagic);
+    fsum = fa + fmagic;
+    memcpy(&sum, &fsum, sizeof sum);
+    npy_uint32 top = (e >> (23 - M)) - ((npy_uint32)(128 - B) << M);
+    return (npy_uint8)(sign | (top + (sum - magic)));
 }
 
 /* float32 and float64 -> float16: clipped into a block of floats, then
