@@ -245,6 +245,21 @@ FC_ROWS_INLINE fc_lanes_t fc_mask_lanes_512(const unsigned char *m, npy_intp k)
     return _mm512_test_epi8_mask(v, v);
 }
 
+/* the mask bits of a whole vector's lanes: its 64 / w mask bytes, loaded
+ * plainly */
+FC_ROWS_INLINE fc_lanes_t fc_mask_vector_512(int w, const unsigned char *m)
+{
+    switch (w) {
+    case 1: { __m512i v = _mm512_loadu_si512((const void *)m); return _mm512_test_epi8_mask(v, v); }
+    case 2: { __m256i v = _mm256_loadu_si256((const __m256i *)m); return _mm256_test_epi8_mask(v, v); }
+    case 4: { __m128i v = _mm_loadu_si128((const __m128i *)m); return _mm_test_epi8_mask(v, v); }
+    default: { __m128i v = _mm_loadl_epi64((const __m128i *)m); return _mm_test_epi8_mask(v, v) & 0xffu; }
+    }
+}
+
+/* where=: whole vectors with plain loads of x (a masked-off lane's value is
+ * clipped and dropped; the caller clears the floating-point flags), the
+ * rest under the mask of the lanes left */
 FC_ROWS_INLINE int fc_masked_rows(int w, int kind, char *px, char *po, const unsigned char *mask,
                                   npy_intp n, npy_intp sx, npy_intp so, npy_intp s_mask,
                                   const void *lo, const void *hi)
@@ -254,8 +269,14 @@ FC_ROWS_INLINE int fc_masked_rows(int w, int kind, char *px, char *po, const uns
     }
     const npy_intp lanes = 64 / w;
     __m512i vlo = fc_set1_512(w, lo), vhi = fc_set1_512(w, hi);
-    for (npy_intp i = 0; i < n; i += lanes) {
-        fc_lanes_t m = fc_mask_lanes_512(mask + i, n - i < lanes ? n - i : lanes);
+    npy_intp i = 0;
+    for (; i + lanes <= n; i += lanes) {
+        fc_lanes_t m = fc_mask_vector_512(w, mask + i);
+        fc_store_512(w, po + i * w, m,
+                     fc_clip_512(w, kind, _mm512_loadu_si512((const void *)(px + i * w)), vlo, vhi));
+    }
+    if (i < n) {
+        fc_lanes_t m = fc_mask_lanes_512(mask + i, n - i);
         fc_store_512(w, po + i * w, m,
                      fc_clip_512(w, kind, fc_loadz_512(w, m, px + i * w), vlo, vhi));
     }

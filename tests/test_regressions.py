@@ -196,3 +196,19 @@ def test_one_sided_ml_float_into_an_out_too_small_for_the_bounds():
         for lo in (None, 0):
             compare(lambda clip: clip(np.zeros((), dtype), lo, np.zeros((1, 1), dtype),
                                       out=np.zeros((), dtype)), oracle=reference_clip)
+
+
+@pytest.mark.parametrize("shape", [(3, 0, 6, 4), (3, 2, 6, 4)], ids=["empty", "full"])
+def test_signaling_nan_in_a_bound_that_numpy_casts_warns_as_numpy_does(shape):
+    """An int64 x with a NaN and a float32 array bound holding a signaling
+    NaN: NumPy's loop is float64 and it casts the bound itself, warning or
+    not by how its iterator casts it (not at all beside an empty x). The
+    widened route took the call and cast the bound another way: a warning
+    NumPy did not give (found by the fuzzer at avx2)."""
+    hi = np.array([0x1f2e3dcd, 0xffa6a8cd, 0x4c63e604, 0x562d115c], np.uint32).view(np.float32)
+    for a in (np.zeros(shape, np.int64), np.zeros(shape, np.float16)):
+        for lo in (float("nan"), 0.5, hi[::-1].astype(np.float64)):
+            assert_same_outcome(outcome(lambda: fastclip.clip(a, lo, hi)),
+                                outcome(lambda: numpy_clip(a, lo, hi)), messages=True)
+            assert_same_outcome(outcome(lambda: fastclip.clip(a, hi, lo)),
+                                outcome(lambda: numpy_clip(a, hi, lo)), messages=True)

@@ -346,8 +346,9 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     NumPy's per-element loop (an array bound spans a's innermost axis, so its
     stride there is not 0, in NumPy's buffers as in the widened array) and
     lay the result out alike (a C-contiguous, the array bounds too or of one
-    dimension, none broadcasting a to a larger shape). NotImplemented for
-    anything else."""
+    dimension, none broadcasting a to a larger shape), and whose NumPy
+    bounds are of the loop's dtype already (Python numbers beside them).
+    NotImplemented for anything else."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int nd = cnp.PyArray_NDIM(a), inner = nd - 1, wide_row
     cdef bint spans_inner = False
@@ -379,15 +380,17 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
     if (descr.type_num, (<cnp.dtype>wide).type_num) not in WIDENING_INDEX:
         return NotImplemented           # float8 x: no widening loop
+    for k in keys:
+        if isinstance(k, np.dtype) and k != wide:
+            # a bound NumPy casts too: how and when its iterator casts it
+            # (whole, or buffered, or not at all for an empty x) decides
+            # whether a signaling NaN in it warns
+            return NotImplemented
     Py_INCREF(wide)
     result = PyArray_NewFromDescr(&PyArray_Type, <cnp.dtype>wide, nd, cnp.PyArray_DIMS(a),
                                   NULL, NULL, 0, NULL)
     if _widen_and_clip(a, <ndarray>result, wide_row, _NEG_INF, _POS_INF) != 1:
         return NotImplemented           # a signaling NaN: NumPy's cast reports it
-    if isinstance(a_min, np.generic):
-        a_min = wide.type(a_min)        # a NumPy scalar, cast exactly
-    if isinstance(a_max, np.generic):
-        a_max = wide.type(a_max)
     if _fast(<ndarray>result, a_min, a_max, result) is NotImplemented:
         clip_ufunc(result, a_min, a_max, out=result)
     return result
