@@ -144,14 +144,15 @@ def test_peers_compute_what_np_clip_does():
     rng = np.random.default_rng(0)
     for name in ("float32", "float64", "int32", "uint8"):
         row = next(r for r in DTYPES if np.dtype(r.char or "V2").name == name)
-        case = bench.make_case(row, 1000, "out", rng, peers)
-        case["np.clip"]()
-        expected = case["np.clip"]()
-        for peer in ("torch.clamp", "numba np.clip", "numba loop", "numexpr"):
-            if peer in case:
-                got = case[peer]()
-                got = got.numpy() if hasattr(got, "numpy") else got
-                assert np.array_equal(np.asarray(got), expected), (name, peer)
+        for layout in ("out", "new"):       # new: each peer makes its own result
+            case = bench.make_case(row, 1000, layout, rng, peers)
+            case["np.clip"]()
+            expected = case["np.clip"]()
+            for peer in ("torch.clamp", "numba np.clip", "numba loop", "numexpr"):
+                if peer in case:
+                    got = case[peer]()
+                    got = got.numpy() if hasattr(got, "numpy") else got
+                    assert np.array_equal(np.asarray(got), expected), (name, layout, peer)
 
 
 def test_command_line_explains_itself():

@@ -123,6 +123,17 @@ class Peers:
             if name == "np.clip":
                 def f(x, lo, hi, out):
                     return np.clip(x, lo, hi, out)
+            elif name == "np.clip new":
+                def f(x, lo, hi):
+                    return np.clip(x, lo, hi)
+            elif name == "loop new":
+                def f(x, lo, hi):
+                    out = np.empty_like(x)
+                    for i in range(x.size):
+                        v = x[i]
+                        v = lo if v < lo else v
+                        out[i] = hi if v > hi else v
+                    return out
             elif name == "loop":
                 def f(x, lo, hi, out):
                     for i in range(x.size):
@@ -149,25 +160,34 @@ class Peers:
         return self._jitted[name]
 
     def numba_clip(self, a, lo, hi, out):
-        """numba @njit np.clip(a, lo, hi, out) (out of a's dtype)."""
-        if self.numba is None or a.dtype.name in ML_NAMES or a.dtype != out.dtype:
+        """numba @njit np.clip(a, lo, hi, out) (out of a's dtype), or with
+        out None np.clip(a, lo, hi): a new result, as fastclip's is."""
+        if self.numba is None or a.dtype.name in ML_NAMES or (out is not None
+                                                              and a.dtype != out.dtype):
             return None
-        f = self._jit("np.clip")
         lo_, hi_ = a.dtype.type(lo), a.dtype.type(hi)
+        f, args = ((self._jit("np.clip new"), (a, lo_, hi_)) if out is None
+                   else (self._jit("np.clip"), (a, lo_, hi_, out)))
         try:
-            f(a, lo_, hi_, out)
+            f(*args)
         except Exception:       # numba's typing error for a call it lacks
             return None
-        return lambda: f(a, lo_, hi_, out)
+        return lambda: f(*args)
 
     def numba_loop(self, a, lo, hi, out, mask=None):
         """A plain loop in @njit over 1-D contiguous operands: scalar or
-        per-element bounds, an out of any dtype, where= as a mask."""
-        if (self.numba is None or a.dtype.name in ML_NAMES or out.dtype.name in ML_NAMES
+        per-element bounds, an out of any dtype, where= as a mask; with out
+        None (scalar bounds) the loop allocates its result, as fastclip does."""
+        if (self.numba is None or a.dtype.name in ML_NAMES
+                or (out is not None and out.dtype.name in ML_NAMES)
                 or a.ndim != 1 or not a.flags.c_contiguous):
             return None
         arrays = isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray)
-        if arrays:
+        if out is None:
+            if arrays or mask is not None:
+                return None
+            f, args = self._jit("loop new"), (a, a.dtype.type(lo), a.dtype.type(hi))
+        elif arrays:
             lo_ = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, a.dtype), a.shape))
             hi_ = np.ascontiguousarray(np.broadcast_to(np.asarray(hi, a.dtype), a.shape))
             f, args = self._jit("loop arrays"), (a, lo_, hi_, out)
