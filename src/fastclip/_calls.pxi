@@ -300,11 +300,7 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
         if out is None and dtype is None:
             return _widened_by_array_bounds(a, a_min, a_max)
         return NotImplemented
-    key = (descr.type_num, k_lo, k_hi, dtype)
-    if key in _WIDER_LOOP:
-        wide = _WIDER_LOOP[key]
-    else:
-        wide = _WIDER_LOOP[key] = _wider_loop(descr, k_lo, k_hi, dtype)
+    wide = _cached_wider_loop(descr, k_lo, k_hi, dtype)
     if wide is None:
         return NotImplemented
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
@@ -352,8 +348,9 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int nd = cnp.PyArray_NDIM(a), inner = nd - 1, wide_row
     cdef bint spans_inner = False
-    if not cnp.PyArray_IS_C_CONTIGUOUS(a):
-        return NotImplemented
+    if not cnp.PyArray_IS_C_CONTIGUOUS(a) or (
+            _same_dtype_array(a_min, descr) and _same_dtype_array(a_max, descr)):
+        return NotImplemented           # no wider loop: the common call, at once
     while inner >= 0 and cnp.PyArray_DIMS(a)[inner] == 1:
         inner -= 1
     if inner < 0:
@@ -370,11 +367,7 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
         keys.append(k)
     if not spans_inner:
         return NotImplemented
-    key = (descr.type_num, keys[0], keys[1], None)
-    if key in _WIDER_LOOP:
-        wide = _WIDER_LOOP[key]
-    else:
-        wide = _WIDER_LOOP[key] = _wider_loop(descr, keys[0], keys[1], None)
+    wide = _cached_wider_loop(descr, keys[0], keys[1], None)
     if wide is None:
         return NotImplemented
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
@@ -396,8 +389,21 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     return result
 
 
+cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object dtype):
+    """_wider_loop, remembered by (a's type number, bound keys, dtype=)."""
+    key = (descr.type_num, k_lo, k_hi, dtype)
+    if key in _WIDER_LOOP:
+        return _WIDER_LOOP[key]
+    wide = _WIDER_LOOP[key] = _wider_loop(descr, k_lo, k_hi, dtype)
+    return wide
+
+
 cdef _NEG_INF = float("-inf")
 cdef _POS_INF = float("inf")
+
+
+cdef inline bint _same_dtype_array(object b, cnp.dtype descr):
+    return type(b) is ndarray and (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>b)).type_num == descr.type_num
 
 
 cdef bint _fits_within(ndarray b, ndarray a):
@@ -490,9 +496,7 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
             result = _widened(a, a_min, a_max, kwargs.get("dtype"), None)
             if result is not NotImplemented:
                 return result
-        elif ROW_ML[row]:
-            pass
-        elif type(out) is ndarray and (not kwargs or (
+        elif not ROW_ML[row] and type(out) is ndarray and (not kwargs or (
                 len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
             result = _widened(a, a_min, a_max, None, <ndarray>out)
             if result is not NotImplemented:
