@@ -370,6 +370,68 @@ def test_every_16_bit_pattern_widened_with_array_bounds(dtype):
                                 outcome(lambda: numpy_clip(view, a, b)), messages=True)
 
 
+INT_SOURCES = [np.dtype(c) for c in "bBhHiI"]
+INT_WIDES = [np.dtype(c) for c in "hHiIlL"]
+
+
+@pytest.mark.parametrize("dtype", INT_SOURCES, ids=str)
+def test_wider_integer_loops_are_numpys(dtype):
+    """An integer x whose NumPy loop is a wider integer dtype (bounds of it,
+    scalar or array, or dtype=): cast and clipped in one pass by the
+    widening loop, or widened then clipped in place for array bounds.
+    NumPy's dtype, values, layout and errors, with bounds at and beyond x's
+    range and each wider type's, crossed bounds, and views."""
+    rng = np.random.default_rng(23)
+    x = values(dtype, 240, rng).reshape(12, 20)
+    views = (x, x[::-1], x[:, ::2], x.T, x.reshape(240))
+    for wide in INT_WIDES:
+        if not np.can_cast(dtype, wide, "safe") or wide.itemsize <= dtype.itemsize:
+            continue
+        info, small = np.iinfo(wide), np.iinfo(dtype)
+        edges = sorted(v for v in {int(info.min), int(small.min) - 1, int(small.min), 0, 3,
+                                   int(small.max), int(small.max) + 1, int(info.max)}
+                       if info.min <= v <= info.max)
+        scalars, pool = [wide.type(v) for v in edges], np.array(edges, wide)
+        for view in views:
+            for lo, hi in itertools.product(scalars[::2], scalars[1::2]):
+                for kwargs in ({}, {"dtype": wide}):
+                    assert_same_outcome(outcome(lambda: fastclip.clip(view, lo, hi, **kwargs)),
+                                        outcome(lambda: numpy_clip(view, lo, hi, **kwargs)),
+                                        messages=True)
+                def into(clip, lo=lo, hi=hi):
+                    out = np.full(view.shape, 7, wide)
+                    return clip(view, lo, hi, out=out), out, view
+                assert_same_outcome(outcome(lambda: into(fastclip.clip)),
+                                    outcome(lambda: into(numpy_clip)), messages=True, with_out=True)
+            shape = view.shape
+            for lo, hi in ((rng.choice(pool, shape), rng.choice(pool, shape)),
+                           (rng.choice(pool, shape[-1:]), int(small.max) // 2),
+                           (scalars[2], rng.choice(pool, shape[:-1] + (1,))),
+                           (rng.choice(pool, shape), None)):
+                assert_same_outcome(outcome(lambda: fastclip.clip(view, lo, hi)),
+                                    outcome(lambda: numpy_clip(view, lo, hi)), messages=True)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(c) for c in "bBhH"], ids=str)
+def test_every_8_and_16_bit_integer_widened(dtype):
+    """Every value of an 8- or 16-bit integer x, clipped in each wider integer
+    type by scalar bounds that cross x's range and by array bounds of the
+    wide type, as NumPy clips it."""
+    info = np.iinfo(dtype)
+    x = np.arange(int(info.min), int(info.max) + 1).astype(dtype)
+    for wide in INT_WIDES:
+        if not np.can_cast(dtype, wide, "safe") or wide.itemsize <= dtype.itemsize:
+            continue
+        lo_values = np.resize(np.arange(int(info.min) - 3, int(info.max) + 3, 7), x.size)
+        lo = np.clip(lo_values, 0 if wide.kind == "u" else None, None).astype(wide)
+        hi = lo[::-1].copy()
+        for a, b in ((wide.type(max(int(info.min), 0) + 5), wide.type(int(info.max) - 5)),
+                     (wide.type(int(info.max) - 5), wide.type(max(int(info.min), 0) + 5)),
+                     (lo, hi), (lo, wide.type(int(info.max) // 3))):
+            assert_same_outcome(outcome(lambda: fastclip.clip(x, a, b)),
+                                outcome(lambda: numpy_clip(x, a, b)), messages=True)
+
+
 # ---------------------------------------------------------------------------
 # array bounds from the fast path (scalar-bound or per-element loop, chosen as
 # NumPy's iterator would)

@@ -263,15 +263,18 @@ cdef object _bound_key(object v):
     return None
 
 
-cdef bint _zero_or_nan(object v):
+cdef bint _zero_or_nan(object v, bint int_source):
     # float bounds on which NumPy's scalar-bound and per-element loops differ
     # (a -0.0/+0.0 tie, a NaN x's payload). Which one NumPy runs behind its
     # casting buffers is its own: NumPy 2.1 takes the per-element one for a
     # 2-D strided view (int8 (12, 21)[:, ::2] with a -0.0 bound: +0.0 where
     # the fast path keeps -0.0; without this check 584 of 66,000 calls of
-    # test_wider_loops_are_numpys' kinds differed there, none on 2.4)
+    # test_wider_loops_are_numpys' kinds differed there, none on 2.4). An
+    # integer x widens to no -0.0 and no NaN, so a +0.0 bound ties only with
+    # +0.0 and every loop gives the same bits: skimage's rescale_intensity
+    # clips a uint8 image with (0.0, 255.0) when the image spans its range.
     f = float(v)
-    return f == 0.0 or f != f
+    return f != f or (f == 0.0 and (not int_source or copysign(1.0, f) < 0.0))
 
 
 #: castings under which NumPy casts x into its wider loop (a safe cast) and
@@ -304,7 +307,9 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     if wide is None:
         return NotImplemented
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
-    if ROW_KIND[wide_row] == KIND_FLOAT and (_zero_or_nan(a_min) or _zero_or_nan(a_max)):
+    int_source = ROW_KIND[row] == KIND_INT
+    if ROW_KIND[wide_row] == KIND_FLOAT and (_zero_or_nan(a_min, int_source)
+                                             or _zero_or_nan(a_max, int_source)):
         return NotImplemented
     if (ROW_KIND[row] in (KIND_FLOAT, KIND_HALF) and cnp.PyArray_SIZE(a) <= SNAN_SCAN_MAX
             and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a))):
@@ -337,7 +342,7 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     """np.clip(a, a_min, a_max) with an array bound, whose loop is of a
     wider dtype than a's (float16 or bfloat16 x with a float32 array bound):
     a cast exactly into a new array of the loop's dtype by its widening loop
-    (csrc/widen.h, with infinite bounds), then clipped there in place, as
+    (csrc/widen.h, with bounds that clip nothing), then clipped there in place, as
     NumPy's iterator casts x and runs the loop. Taken only where both run
     NumPy's per-element loop (an array bound spans a's innermost axis, so its
     stride there is not 0, in NumPy's buffers as in the widened array) and
@@ -382,7 +387,8 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     Py_INCREF(wide)
     result = PyArray_NewFromDescr(&PyArray_Type, <cnp.dtype>wide, nd, cnp.PyArray_DIMS(a),
                                   NULL, NULL, 0, NULL)
-    if _widen_and_clip(a, <ndarray>result, wide_row, _NEG_INF, _POS_INF) != 1:
+    whole = <tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT else _WHOLE_FLOAT_RANGE
+    if _widen_and_clip(a, <ndarray>result, wide_row, whole[0], whole[1]) != 1:
         return NotImplemented           # a signaling NaN: NumPy's cast reports it
     if _fast(<ndarray>result, a_min, a_max, result) is NotImplemented:
         clip_ufunc(result, a_min, a_max, out=result)
@@ -398,8 +404,8 @@ cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object
     return wide
 
 
-cdef _NEG_INF = float("-inf")
-cdef _POS_INF = float("inf")
+#: bounds that clip nothing: a widening loop's plain cast
+cdef tuple _WHOLE_FLOAT_RANGE = (float("-inf"), float("inf"))
 
 
 cdef inline bint _same_dtype_array(object b, cnp.dtype descr):

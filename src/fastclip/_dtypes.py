@@ -72,9 +72,15 @@ CONVERSIONS = [
     ("ubyte", "short"), ("byte", "short"),
 ]
 
+# the integer rows of NumPy's default integer types: (bits, signed), with C's
+# long of 64 bits (LP64)
+_INT_WIDTHS = {"byte": (8, True), "ubyte": (8, False), "short": (16, True), "ushort": (16, False),
+               "int": (32, True), "uint": (32, False), "long": (64, True), "ulong": (64, False)}
+
 # Results wider than x: calls whose NumPy loop is of a wider dtype than x's
 # (float32 x with float64 bounds, an integer x with Python float bounds,
-# dtype=float64, bfloat16 x with a float32 bound). NumPy casts x into the
+# dtype=float64, bfloat16 x with a float32 bound, an int8 x with np.int32
+# bounds). NumPy casts x into the
 # loop's dtype as its iterator goes and clips there; a widening loop
 # fc_widen_<source>_<wide> (csrc/widen.h) does both in one pass: (source row,
 # the loop's row).
@@ -82,6 +88,13 @@ WIDENINGS = [
     *((src, "double") for src in ("byte", "ubyte", "short", "ushort", "int", "uint", "long",
                                   "ulong", "longlong", "ulonglong", "half", "float", "bfloat16")),
     *((src, "float") for src in ("byte", "ubyte", "short", "ushort", "half", "bfloat16")),
+    # an integer x with bounds of a wider integer dtype (np.int32(0), an int64
+    # array) or dtype=: each cast NumPy calls safe (a wider signed type, or a
+    # wider unsigned one from an unsigned x); the fast path checks
+    # np.can_cast(x, wide, "safe") at run time, where C's long may be narrower
+    *((src, wide) for src, (s_bits, s_signed) in _INT_WIDTHS.items()
+      for wide, (w_bits, w_signed) in _INT_WIDTHS.items()
+      if w_bits > s_bits and (w_signed or not s_signed)),
 ]
 
 # float64 -> bfloat16 and the float8s round as the installed ml_dtypes casts,

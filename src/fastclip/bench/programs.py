@@ -53,7 +53,7 @@ def _mpl_normalize(rng):
 def _skimage_rescale(rng):
     from skimage import exposure
     image = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
-    return lambda: exposure.rescale_intensity(image, in_range=(50, 200))
+    return lambda: exposure.rescale_intensity(image)   # in_range="image": (0.0, 255.0)
 
 
 def _skimage_unsharp(rng):
