@@ -182,6 +182,8 @@ def _other_calls_cases(rng):
     for n in (16, CALL_N):
         x = data(np.dtype(np.float32), n, rng)
         xi = data(np.dtype(np.int32), n, rng)
+        x8 = data(np.dtype(np.int8), n, rng)
+        u8 = data(np.dtype(np.uint8), n, rng)
         mask = rng.random(n) < 0.5
         lo64, hi64 = np.full(n, -0.5), np.full(n, 0.5)
         out32, out64 = np.empty(n, np.float32), np.empty(n, np.float64)
@@ -197,6 +199,8 @@ def _other_calls_cases(rng):
             ("float64 array bounds", lambda c: c(x, lo64, hi64)),
             ("np.float64 scalar bounds", lambda c: c(x, np.float64(-0.5), np.float64(0.5))),
             ("int32, Python float bounds", lambda c: c(xi, -40.5, 40.5)),
+            ("uint8, bounds (0.0, 255.0)", lambda c: c(u8, 0.0, 255.0)),
+            ("int8, np.int32 bounds", lambda c: c(x8, np.int32(-40), np.int32(40))),
             ("bool array", lambda c: c(mask, False, True)),
             ("out= float64 (float32 x)", lambda c: c(x, -0.5, 0.5, out=out64)),
             ("out= float64 (float16 x)", lambda c: c(half, -0.5, 0.5, out=out64)),
