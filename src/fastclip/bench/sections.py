@@ -234,6 +234,12 @@ def dask(repeats):
     return {"what": "float32 2**26 in 16 chunks, 2 worker processes, .sum()", "seconds": t}
 
 
+#: a program's samples, as a multiple of the run's repeats: a run of 40-80 ms
+#: is one call a sample, and with 9 samples the rows whose np.clip share is
+#: 2-3% read 0.87-1.07x from run to run where the call itself is 1.9x faster
+PROGRAM_REPEATS = 3
+
+
 def programs(repeats, progress=None):
     """Real programs (fastclip/bench/programs.py) as they are and under
     fastclip.patched(), on one fastclip thread and on all (what a program
@@ -256,7 +262,7 @@ def programs(repeats, progress=None):
             contenders = {"as it is": run, "patched": patched}
             if threads > 1:
                 contenders["patched, all threads"] = lambda: patched(n=threads)
-            seconds = time_interleaved(contenders, repeats, 0.05)
+            seconds = time_interleaved(contenders, PROGRAM_REPEATS * repeats, 0.05)
             rows.append({"program": name, "library": library, "what": what, "seconds": seconds,
                          "clip_share": _clip_share(run)})
     finally:
