@@ -144,11 +144,17 @@ static inline int fc_have_openmp(void)
 /* The bytes a call moves, for when to wake helpers: its input, plus twice
  * its output where the output is fresh memory (new, or pages never touched:
  * the kernel zeroes each before the loop writes it; see the top). */
-static inline npy_intp fc_work_bytes(npy_intp in_bytes, const char *out, npy_intp out_bytes,
-                                     int known_fresh)
+static inline npy_intp fc_work_bytes(npy_intp in_bytes, npy_intp out_bytes, int fresh)
 {
-    int fresh = known_fresh || (out_bytes >= FC_WAKE_AFTER_BYTES && !fc_pages_resident(out, out_bytes));
     return in_bytes + (fresh ? 2 * out_bytes : 0);
+}
+
+/* Whether an output of out_bytes at out is fresh memory, for fc_work_bytes:
+ * pages are probed (csrc/stream.h) only from FC_WAKE_AFTER_BYTES, below which
+ * no count wakes a helper at the start anyway. */
+static inline int fc_output_fresh(const char *out, npy_intp out_bytes)
+{
+    return out_bytes >= FC_WAKE_AFTER_BYTES && !fc_pages_resident(out, out_bytes);
 }
 
 #ifdef FC_POOL_OWNER
@@ -524,12 +530,14 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
     npy_intp grain = FC_MIN_CHUNK_BYTES / itemsize;
     fc_loop_job_t job = {serial, args, steps, data};
     npy_intp nbytes = n * (npy_intp)itemsize;
-    if (fc_should_stream(data, args[3], nbytes)) {
+    int stream = fc_should_stream(data, args[3], nbytes);
+    if (stream) {
         job.data = FC_STREAM_OUTPUT;    /* the call is large though its chunks are not */
     }
-    npy_intp work = args[3] == args[0] ? nbytes
-                    : fc_work_bytes(nbytes, args[3], nbytes, data == FC_FRESH_OUTPUT);
-    fc_parallel_range(fc_loop_range, &job, n, grain, nthreads, work);
+    /* a streamed output is resident (fc_should_stream probed it): no second probe */
+    int fresh = data == FC_FRESH_OUTPUT || (args[3] != args[0] && !stream
+                                            && fc_output_fresh(args[3], nbytes));
+    fc_parallel_range(fc_loop_range, &job, n, grain, nthreads, fc_work_bytes(nbytes, nbytes, fresh));
 }
 
 #endif
