@@ -487,9 +487,26 @@ def test_array_bounds_nan_payloads_and_zeros():
                         reference_clip(np.asfortranarray(a), lo, hi))
 
 
+REPEATING_SHAPES = [(1000, 100), (3, 5000), (2, 8192), (1, 20000), (200, 17), (8193, 1), (16, 8, 33)]
+SMALL_FLOATS = [np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2]
+
+
+def _repeating_bounds_agree(x, lo, hi, expect=numpy_clip):
+    for a in (x, np.asfortranarray(x)):
+        expected = expect(a, lo, hi)
+        assert_same(fastclip.clip(a, lo, hi), expected)
+        out, expected_in_out = np.empty_like(a), np.empty_like(a)
+        assert fastclip.clip(a, lo, hi, out=out) is out
+        assert_same(out, expect(a, lo, hi, out=expected_in_out))
+    # the same bounds with one zero or NaN among them: NumPy's answer still
+    for odd in (0.0, -0.0, np.nan):
+        lo2 = lo.copy()
+        lo2.flat[len(lo2.flat) // 2] = odd
+        assert_same(fastclip.clip(x, lo2, hi), expect(x, lo2, hi))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
-@pytest.mark.parametrize("shape", [(1000, 100), (3, 5000), (2, 8192), (1, 20000), (200, 17),
-                                   (8193, 1), (16, 8, 33)], ids=str)
+@pytest.mark.parametrize("shape", REPEATING_SHAPES, ids=str)
 def test_repeating_bounds_without_zero_or_nan(dtype, shape):
     """Bounds that repeat along the inner axis ((rows, 1), (a, b, 1)) with
     no zero and no NaN are the walk's (NumPy's two loops agree on them):
@@ -504,18 +521,26 @@ def test_repeating_bounds_without_zero_or_nan(dtype, shape):
     bits[nan] |= rng.integers(1, 1000, size=nan.sum()).astype(bits.dtype)
     nonzero = np.array([1.0, -1.0, 2.0, -2.0, 0.5, np.inf, -np.inf, 3.0], dtype)
     bshape = shape[:-1] + (1,)
-    lo, hi = rng.choice(nonzero, size=bshape), rng.choice(nonzero, size=bshape)
-    for a in (x, np.asfortranarray(x)):
-        expected = numpy_clip(a, lo, hi)
-        assert_same(fastclip.clip(a, lo, hi), expected)
-        out, expected_in_out = np.empty_like(a), np.empty_like(a)
-        assert fastclip.clip(a, lo, hi, out=out) is out
-        assert_same(out, numpy_clip(a, lo, hi, out=expected_in_out))
-    # the same bounds with one zero or NaN among them: NumPy's answer still
-    for odd in (0.0, -0.0, np.nan):
-        lo2 = lo.copy()
-        lo2.flat[len(lo2.flat) // 2] = odd
-        assert_same(fastclip.clip(x, lo2, hi), numpy_clip(x, lo2, hi))
+    _repeating_bounds_agree(x, rng.choice(nonzero, size=bshape), rng.choice(nonzero, size=bshape))
+
+
+@pytest.mark.parametrize("dtype", SMALL_FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", REPEATING_SHAPES, ids=str)
+def test_repeating_bounds_without_zero_or_nan_small_floats(dtype, shape):
+    """The same for the 16- and 8-bit floats, whose zeros and NaNs are read
+    off the bits: x of every kind of bit pattern (NaNs of any payload, both
+    zeros, infinities, subnormals), bounds of random non-zero, non-NaN
+    patterns (ties with x among them), lo > hi in some rows; against the
+    slow reference (np.clip of bfloat16 and the float8s returns float32)."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(sum(shape) + dtype.itemsize)
+    u = f"u{dtype.itemsize}"
+    x = rng.integers(0, 1 << (8 * dtype.itemsize), size=shape).astype(u).view(dtype)
+    patterns = np.arange(1 << (8 * dtype.itemsize)).astype(u).view(dtype)[:: 1 if dtype.itemsize == 1 else 7]
+    ordinary = patterns[~np.isnan(patterns.astype(np.float32)) & (patterns.astype(np.float32) != 0)]
+    bshape = shape[:-1] + (1,)
+    _repeating_bounds_agree(x, rng.choice(ordinary, size=bshape), rng.choice(ordinary, size=bshape),
+                            reference_clip)
 
 
 def test_bound_overlapping_out_is_numpys():

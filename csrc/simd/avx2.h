@@ -129,6 +129,14 @@ static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b)
     return _mm256_blendv_epi8(b, a, m);
 }
 
+/* mask logic, for 8- and 16-bit lanes: a | b, a & b, a & ~b */
+static inline fc_m_u8 fc_mor_u8(fc_m_u8 a, fc_m_u8 b) { return _mm256_or_si256(a, b); }
+static inline fc_m_u8 fc_mand_u8(fc_m_u8 a, fc_m_u8 b) { return _mm256_and_si256(a, b); }
+static inline fc_m_u8 fc_mandnot_u8(fc_m_u8 a, fc_m_u8 b) { return _mm256_andnot_si256(b, a); }
+#define fc_mor_u16 fc_mor_u8
+#define fc_mand_u16 fc_mand_u8
+#define fc_mandnot_u16 fc_mandnot_u8
+
 /* ---- what the fused conversions need (csrc/convert_vector.h) ---- */
 #define FC_SIMD_CONVERSIONS 1
 /*

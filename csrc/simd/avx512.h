@@ -100,4 +100,12 @@ static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b)
     return _mm512_mask_blend_epi16(m, b, a);
 }
 
+/* mask logic, for 8- and 16-bit lanes: a | b, a & b, a & ~b */
+static inline fc_m_u8 fc_mor_u8(fc_m_u8 a, fc_m_u8 b) { return a | b; }
+static inline fc_m_u8 fc_mand_u8(fc_m_u8 a, fc_m_u8 b) { return a & b; }
+static inline fc_m_u8 fc_mandnot_u8(fc_m_u8 a, fc_m_u8 b) { return a & (fc_m_u8)~b; }
+static inline fc_m_u16 fc_mor_u16(fc_m_u16 a, fc_m_u16 b) { return a | b; }
+static inline fc_m_u16 fc_mand_u16(fc_m_u16 a, fc_m_u16 b) { return a & b; }
+static inline fc_m_u16 fc_mandnot_u16(fc_m_u16 a, fc_m_u16 b) { return a & (fc_m_u16)~b; }
+
 #endif

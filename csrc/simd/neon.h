@@ -111,6 +111,14 @@ static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b)
 static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b) { return vcgeq_u16(a, b); }
 static inline fc_v_u16 fc_select_u16(fc_m_u16 m, fc_v_u16 a, fc_v_u16 b) { return vbslq_u16(m, a, b); }
 
+/* mask logic, for 8- and 16-bit lanes: a | b, a & b, a & ~b */
+static inline fc_m_u8 fc_mor_u8(fc_m_u8 a, fc_m_u8 b) { return vorrq_u8(a, b); }
+static inline fc_m_u8 fc_mand_u8(fc_m_u8 a, fc_m_u8 b) { return vandq_u8(a, b); }
+static inline fc_m_u8 fc_mandnot_u8(fc_m_u8 a, fc_m_u8 b) { return vbicq_u8(a, b); }
+static inline fc_m_u16 fc_mor_u16(fc_m_u16 a, fc_m_u16 b) { return vorrq_u16(a, b); }
+static inline fc_m_u16 fc_mand_u16(fc_m_u16 a, fc_m_u16 b) { return vandq_u16(a, b); }
+static inline fc_m_u16 fc_mandnot_u16(fc_m_u16 a, fc_m_u16 b) { return vbicq_u16(a, b); }
+
 /* ---- strided rows (csrc/strided_rows.h): a vector of any lane width w in
  * bytes, the clip and the even lanes chosen by w and kind (0 signed int,
  * 1 unsigned int, 2 IEEE float), constants where the caller inlines ---- */

@@ -1,7 +1,8 @@
 /* The vector layer: one set of vector operations over each SIMD target, so
  * that an algorithm is written once against it (csrc/float_bounds.h,
- * csrc/keyed.h, csrc/masked.h) instead of once per instruction set, as NumPy's
- * universal intrinsics do (numpy/_core/src/common/simd/).
+ * csrc/keyed.h, csrc/keyed_bounds.h, csrc/masked.h) instead of once per
+ * instruction set, as NumPy's universal intrinsics do
+ * (numpy/_core/src/common/simd/).
  *
  * The target comes from the compiler's own macros, so each kernel build
  * (src/fastclip/_kernels.pyx.in, compiled per target) gets its own:
@@ -23,6 +24,7 @@
  *   ints: fc_min, fc_max, fc_xor, fc_or, fc_and, fc_sub, fc_add,
  *       fc_geu (unsigned a >= b), fc_gt (signed a > b), fc_signfill (each lane
  *       all ones where negative)
+ *   u8, u16: fc_mor, fc_mand, fc_mandnot (a & ~b): the logic of masks
  *   u8: fc_all_set, fc_none_set: whether every lane, or none, is nonzero
  */
 #ifndef FASTCLIP_SIMD_H

@@ -136,7 +136,7 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
             if inner < 0 or abs(cnp.PyArray_STRIDE(a, k)) <= abs(cnp.PyArray_STRIDE(a, inner)):
                 inner = k
     if (moves and repeats and strides[inner] == 0 and ROW_KIND[row] != KIND_INT
-            and not (ROW_KIND[row] == KIND_FLOAT and _no_zero_or_nan(bb, ROW_ITEMSIZE[row]))):
+            and not _no_zero_or_nan(row, bb)):
         return BOUND_REFUSED
     ptr[0] = <char *>cnp.PyArray_DATA(bb)
     return BOUND_ARRAY
@@ -163,8 +163,8 @@ cdef bint _nan_or_zero_x(int row, const void *x, const void *lo, const void *hi)
     return _is_nan_at(row, x, True) or _is_nan_at(row, lo, False) or _is_nan_at(row, hi, False)
 
 
-cdef bint _no_zero_or_nan(ndarray b, int itemsize) noexcept:
-    """Whether a contiguous float32/float64 bound holds neither a NaN nor a
+cdef bint _no_zero_or_nan(int row, ndarray b) noexcept:
+    """Whether a contiguous bound of a float row holds neither a NaN nor a
     zero of either sign. Then NumPy's two loops agree on every element
     (a tie with a non-zero bound has one bit pattern; a NaN x comes back
     itself from both), so a bound that repeats along the inner axis is the
@@ -172,22 +172,31 @@ cdef bint _no_zero_or_nan(ndarray b, int itemsize) noexcept:
     (3, 5000), (2, 8192), (1, 20000), ... against (rows, 1) bounds with
     infinities, lo > hi, x of NaNs with payloads and signed zeros, on NumPy
     2.1.3 and 2.4.6: np.clip equal bit for bit to its per-element loop and to
-    its scalar-bound loop row by row."""
+    its scalar-bound loop row by row. The 16- and 8-bit floats by their bits
+    (tests/test_calls.py, test_repeating_bounds_without_zero_or_nan, every
+    float row)."""
     cdef npy_intp k, n = cnp.PyArray_SIZE(b)
+    cdef char *p = <char *>cnp.PyArray_DATA(b)
+    cdef int size = ROW_ITEMSIZE[row]
     cdef float *f
     cdef double *d
     if not cnp.PyArray_IS_C_CONTIGUOUS(b):
         return False
-    if itemsize == 4:
-        f = <float *>cnp.PyArray_DATA(b)
-        for k in range(n):
-            if f[k] != f[k] or f[k] == 0:
-                return False
-    else:
-        d = <double *>cnp.PyArray_DATA(b)
-        for k in range(n):
-            if d[k] != d[k] or d[k] == 0:
-                return False
+    if ROW_KIND[row] == KIND_FLOAT:
+        if size == 4:
+            f = <float *>p
+            for k in range(n):
+                if f[k] != f[k] or f[k] == 0:
+                    return False
+        else:
+            d = <double *>p
+            for k in range(n):
+                if d[k] != d[k] or d[k] == 0:
+                    return False
+        return True
+    for k in range(n):
+        if _is_nan_at(row, p + k * size, True):
+            return False
     return True
 
 
