@@ -25,43 +25,53 @@
 
 #define FC_HAVE_CONVERT_VECTOR 1
 
-/* one group of float32 lanes: clipped (the scalar-bounds rule: lo > v ? lo :
- * v, then hi < t ? hi : t), its NaNs noted */
-static inline fc_v_f32 fc_clip_group_f32(const float *x, fc_v_f32 lo, fc_v_f32 hi, fc_m_f32 *nan)
+/* one group of float32 lanes, clipped (the scalar-bounds rule: lo > v ? lo :
+ * v, then hi < t ? hi : t). Both steps return their second operand on a NaN
+ * (the layers' gtsel and ltsel), so a NaN comes out a NaN: the groups note
+ * it from what they make of the clipped value, one instruction a group where
+ * a compare and an or took two (see fc_cvt_state_t). */
+static inline fc_v_f32 fc_clip_group_f32(const float *x, fc_v_f32 lo, fc_v_f32 hi)
 {
-    fc_v_f32 v = fc_load_f32(x);
-    *nan = fc_or_mask_f32(*nan, fc_isnan_f32(v));
-    return fc_ltsel_f32(hi, fc_gtsel_f32(lo, v));
+    return fc_ltsel_f32(hi, fc_gtsel_f32(lo, fc_load_f32(x)));
 }
 
-static inline fc_v_f64 fc_clip_vector_f64(const double *x, fc_v_f64 lo, fc_v_f64 hi, fc_m_f64 *nan)
+static inline fc_v_f64 fc_clip_group_f64(const double *x, fc_v_f64 lo, fc_v_f64 hi)
 {
-    fc_v_f64 v = fc_load_f64(x);
-    *nan = fc_or_mask_f64(*nan, fc_isnan_f64(v));
-    return fc_ltsel_f64(hi, fc_gtsel_f64(lo, v));
+    return fc_ltsel_f64(hi, fc_gtsel_f64(lo, fc_load_f64(x)));
 }
 
-/* the groups, each FC_LANES_f32 source elements as 32-bit lanes */
+/* The groups, each FC_LANES_f32 source elements as 32-bit lanes, and what
+ * they note of NaNs: a NaN truncated to int32 is INT32_MIN (the layers'
+ * fc_trunc), which no clipped value is (the bounds fit 16 bits), so the
+ * lanes' running minimum (least) has it if one was met; a NaN's magnitude
+ * bits are above infinity's, which no clipped value's are (finite bounds),
+ * so the lanes' running maximum of them (abs_max) is a NaN if one was met.
+ * float64 -> float32 keeps a compare (nan64). */
 typedef struct {
     fc_v_f32 lo32, hi32;
     fc_v_f64 lo64, hi64;
     fc_v_u32 lo_s32, hi_s32, below_s32;     /* int64 sources: see fc_group_s64_int */
-    fc_m_f32 nan32;
+    fc_v_u32 least, abs_max;
     fc_m_f64 nan64;
 } fc_cvt_state_t;
 
 static inline fc_v_u32 fc_group_f32_int(const float *x, fc_cvt_state_t *s)
 {
-    return fc_trunc_s32_f32(fc_clip_group_f32(x, s->lo32, s->hi32, &s->nan32));
+    fc_v_u32 t = fc_trunc_s32_f32(fc_clip_group_f32(x, s->lo32, s->hi32));
+    s->least = fc_min_s32(s->least, t);
+    return t;
 }
 
 static inline fc_v_u32 fc_group_f64_int(const double *x, fc_cvt_state_t *s)
 {
-    fc_v_f64 a = fc_clip_vector_f64(x, s->lo64, s->hi64, &s->nan64);
-    fc_v_f64 b = fc_clip_vector_f64(x + FC_LANES_f64, s->lo64, s->hi64, &s->nan64);
-    return fc_trunc_s32_f64x2(a, b);
+    fc_v_f64 a = fc_clip_group_f64(x, s->lo64, s->hi64);
+    fc_v_f64 b = fc_clip_group_f64(x + FC_LANES_f64, s->lo64, s->hi64);
+    fc_v_u32 t = fc_trunc_s32_f64x2(a, b);
+    s->least = fc_min_s32(s->least, t);
+    return t;
 }
 
+#if FC_SIMD_CONVERT_INT64
 /* int64 with bounds within int32 (the destinations are 8 and 16 bits): a
  * value that fits int32 (its high half is its low half's sign) clips as its
  * low half; one beyond clips to hi above and below to min(lo, hi), as
@@ -75,6 +85,7 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
     fc_v_u32 beyond = fc_select_negative_u32(high, s->below_s32, s->hi_s32);
     return fc_select_u32(fc_eq_u32(high, fc_srai_u32(low, 31)), clipped, beyond);
 }
+#endif
 
 /* float32 -> a float8 format with M mantissa bits and exponent bias B, in
  * lanes, rounded to nearest even by the float adder: with the rounding's
@@ -91,9 +102,11 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
     static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s) \
     {                                                                          \
-        fc_v_u32 u = fc_as_u32_f32(fc_clip_group_f32(x, s->lo32, s->hi32, &s->nan32)); \
-        fc_v_u32 sign = fc_and_u32(fc_srli_u32(u, 24), fc_set1_u32(0x80u));    \
-        fc_v_u32 a = fc_and_u32(u, fc_set1_u32(0x7fffffffu));                  \
+        fc_v_u32 u = fc_as_u32_f32(fc_clip_group_f32(x, s->lo32, s->hi32));    \
+        fc_v_u32 magnitude = fc_set1_u32(0x7fffffffu);                         \
+        fc_v_u32 a = fc_and_u32(u, magnitude);                                 \
+        fc_v_u32 sign = fc_srli_u32(fc_andnot_u32(magnitude, u), 24);          \
+        s->abs_max = fc_max_u32(s->abs_max, a);                                \
         fc_v_u32 e = fc_max_s32(fc_and_u32(a, fc_set1_u32(0x7f800000u)),       \
                                 fc_set1_u32((uint32_t)(128 - (B)) << 23));     \
         fc_v_u32 magic = fc_add_u32(e, fc_set1_u32((uint32_t)(23 - (M)) << 23)); \
@@ -160,14 +173,31 @@ FC_CVT_VECTOR_8(double_ubyte, double, fc_group_f64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(double_byte, double, fc_group_f64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(double_ushort, double, fc_group_f64_int, fc_pack2_u32_u16)
 FC_CVT_VECTOR_16(double_short, double, fc_group_f64_int, fc_pack2_s32_s16)
+/* a pair the layer leaves to the scalar loop (and GCC's vectoriser) at this
+ * target: no element done here */
+#define FC_CVT_VECTOR_NONE(NAME)                                               \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        (void)px; (void)o; (void)n; (void)s;                                   \
+        return 0;                                                              \
+    }
+#if FC_SIMD_CONVERT_INT64
 FC_CVT_VECTOR_8(longlong_ubyte, int64_t, fc_group_s64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(longlong_byte, int64_t, fc_group_s64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(longlong_ushort, int64_t, fc_group_s64_int, fc_pack2_u32_u16)
 FC_CVT_VECTOR_16(longlong_short, int64_t, fc_group_s64_int, fc_pack2_s32_s16)
+#else
+FC_CVT_VECTOR_NONE(longlong_ubyte)
+FC_CVT_VECTOR_NONE(longlong_byte)
+FC_CVT_VECTOR_NONE(longlong_ushort)
+FC_CVT_VECTOR_NONE(longlong_short)
+#endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
 
 /* float64 -> float32, to nearest even */
+#if FC_SIMD_CONVERT_DOUBLE_FLOAT
 static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_intp n,
                                                   fc_cvt_state_t *s)
 {
@@ -176,26 +206,37 @@ static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_
     const npy_intp step = FC_LANES_f32;
     npy_intp i = 0, whole = n > 0 ? n - n % step : 0;
     for (; i < whole; i += step) {
-        fc_v_f64 a = fc_clip_vector_f64(x + i, s->lo64, s->hi64, &s->nan64);
-        fc_v_f64 b = fc_clip_vector_f64(x + i + FC_LANES_f64, s->lo64, s->hi64, &s->nan64);
-        fc_store_f32(o + i, fc_cvt_f32_f64x2(a, b));
+        fc_v_f64 va = fc_load_f64(x + i), vb = fc_load_f64(x + i + FC_LANES_f64);
+        s->nan64 = fc_or_mask_f64(s->nan64, fc_either_nan_f64(va, vb));
+        fc_store_f32_f64x2(o + i, fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, va)),
+                           fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, vb)));
     }
     return i;
 }
+#else
+FC_CVT_VECTOR_NONE(double_float)
+#endif
+#undef FC_CVT_VECTOR_NONE
 
 /* the state for a loop from source S's bounds (the other sources' fields
  * unused) */
+static inline void fc_cvt_state_nan(fc_cvt_state_t *s)
+{
+    s->least = fc_set1_u32((uint32_t)INT32_MAX);
+    s->abs_max = fc_set1_u32(0);
+    s->nan64 = fc_isnan_f64(fc_set1_f64(0.0));
+}
 static inline void fc_cvt_state_float(fc_cvt_state_t *s, float lo, float hi)
 {
     s->lo32 = fc_set1_f32(lo);
     s->hi32 = fc_set1_f32(hi);
-    s->nan32 = fc_isnan_f32(fc_set1_f32(0.0f));
+    fc_cvt_state_nan(s);
 }
 static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
 {
     s->lo64 = fc_set1_f64(lo);
     s->hi64 = fc_set1_f64(hi);
-    s->nan64 = fc_isnan_f64(fc_set1_f64(0.0));
+    fc_cvt_state_nan(s);
 }
 static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t hi)
 {
@@ -205,8 +246,15 @@ static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t 
     s->below_s32 = fc_set1_u32((uint32_t)(int32_t)(lo < hi ? lo : hi));
 }
 /* whether the loop met a NaN, by source */
-static inline int fc_cvt_nan_float(const fc_cvt_state_t *s) { return fc_any_mask_f32(s->nan32); }
-static inline int fc_cvt_nan_double(const fc_cvt_state_t *s) { return fc_any_mask_f64(s->nan64); }
+static inline int fc_cvt_nan_float(const fc_cvt_state_t *s)
+{
+    return fc_any_eq_u32(s->least, (uint32_t)INT32_MIN)
+           || fc_any_mask_f32(fc_isnan_f32(fc_as_f32_u32(s->abs_max)));
+}
+static inline int fc_cvt_nan_double(const fc_cvt_state_t *s)
+{
+    return fc_any_eq_u32(s->least, (uint32_t)INT32_MIN) || fc_any_mask_f64(s->nan64);
+}
 static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return 0; }
 
 /* long is int64 where it is 64 bits wide (not on Windows): then its loops

@@ -139,6 +139,8 @@ static inline fc_m_u8 fc_mandnot_u8(fc_m_u8 a, fc_m_u8 b) { return _mm256_andnot
 
 /* ---- what the fused conversions need (csrc/convert_vector.h) ---- */
 #define FC_SIMD_CONVERSIONS 1
+#define FC_SIMD_CONVERT_INT64 1
+#define FC_SIMD_CONVERT_DOUBLE_FLOAT 1
 /*
  * fc_v_u32: 32-bit integer lanes, as many as float32's; fc_v_s64: 64-bit */
 typedef __m256i fc_v_u32;
@@ -146,34 +148,47 @@ typedef __m256i fc_m_u32;
 typedef __m256i fc_v_s64;
 #define FC_LANES_s64 4
 
-static inline fc_m_f32 fc_or_mask_f32(fc_m_f32 a, fc_m_f32 b) { return _mm256_or_ps(a, b); }
 static inline int fc_any_mask_f32(fc_m_f32 m) { return _mm256_movemask_ps(m) != 0; }
 static inline fc_m_f64 fc_or_mask_f64(fc_m_f64 a, fc_m_f64 b) { return _mm256_or_pd(a, b); }
 static inline int fc_any_mask_f64(fc_m_f64 m) { return _mm256_movemask_pd(m) != 0; }
 static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_add_ps(a, b); }
-/* toward zero, as C's cast */
+/* toward zero, as C's cast; a NaN becomes INT32_MIN (CVTTPS2DQ's "integer
+ * indefinite", Intel SDM), which csrc/convert_vector.h's NaN test counts on */
 static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm256_cvttps_epi32(v); }
 static inline fc_v_u32 fc_as_u32_f32(fc_v_f32 v) { return _mm256_castps_si256(v); }
 static inline fc_v_f32 fc_as_f32_u32(fc_v_u32 v) { return _mm256_castsi256_ps(v); }
 static inline fc_v_u32 fc_set1_u32(uint32_t x) { return _mm256_set1_epi32((int)x); }
 static inline fc_v_u32 fc_and_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_and_si256(a, b); }
+/* ~a & b */
+static inline fc_v_u32 fc_andnot_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_andnot_si256(a, b); }
 static inline fc_v_u32 fc_or_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_or_si256(a, b); }
 static inline fc_v_u32 fc_add_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_add_epi32(a, b); }
 static inline fc_v_u32 fc_sub_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_sub_epi32(a, b); }
+static inline fc_v_u32 fc_max_u32(fc_v_u32 a, fc_v_u32 b) { return _mm256_max_epu32(a, b); }
+static inline int fc_any_eq_u32(fc_v_u32 a, uint32_t x)
+{
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(a, _mm256_set1_epi32((int)x))) != 0;
+}
 #define fc_srli_u32(v, k) _mm256_srli_epi32((v), (k))
 static inline fc_v_u32 fc_select_u32(fc_m_u32 m, fc_v_u32 a, fc_v_u32 b)
 {
     return _mm256_blendv_epi8(b, a, m);
 }
-/* two float64 vectors -> one vector of float32's lane count */
+/* two float64 vectors -> one vector of float32's lane count (a NaN: as
+ * fc_trunc_s32_f32) */
 static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
 {
     return _mm256_set_m128i(_mm256_cvttpd_epi32(b), _mm256_cvttpd_epi32(a));
 }
-static inline fc_v_f32 fc_cvt_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+/* two float64 vectors rounded to float32 and stored at o, each half by
+ * itself (one vinsertf128 fewer on port 5) */
+static inline void fc_store_f32_f64x2(float *o, fc_v_f64 a, fc_v_f64 b)
 {
-    return _mm256_set_m128(_mm256_cvtpd_ps(b), _mm256_cvtpd_ps(a));
+    _mm_storeu_ps(o, _mm256_cvtpd_ps(a));
+    _mm_storeu_ps(o + 4, _mm256_cvtpd_ps(b));
 }
+/* lanes where a or b is a NaN: one compare for two vectors */
+static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
 /* int64: no vpminsq/vpmaxsq before AVX-512; its groups are clipped as
  * their 32-bit halves (csrc/convert_vector.h, fc_group_s64_int) */
 static inline fc_v_s64 fc_load_s64(const int64_t *p) { return _mm256_loadu_si256((const __m256i *)p); }

@@ -108,4 +108,73 @@ static inline fc_m_u16 fc_mor_u16(fc_m_u16 a, fc_m_u16 b) { return a | b; }
 static inline fc_m_u16 fc_mand_u16(fc_m_u16 a, fc_m_u16 b) { return a & b; }
 static inline fc_m_u16 fc_mandnot_u16(fc_m_u16 a, fc_m_u16 b) { return a & (fc_m_u16)~b; }
 
+/* ---- what the fused conversions need (csrc/convert_vector.h), as in
+ * avx2.h, for float32 and float64 sources. GCC's own vectorisation of those
+ * loops at 512 bits narrows with vpermt2w, vpmovwb and vinserti64x4 (float32
+ * -> float8: 21 port-5 micro-ops for 64 elements, the sign packed apart),
+ * where the packs below take 4. int64 sources (vpminsq, vpmovqd) and float64
+ * -> float32 stay with GCC's loops: the layer's were slower there
+ * (docs/performance.md has the timings). ---- */
+#define FC_SIMD_CONVERSIONS 1
+#define FC_SIMD_CONVERT_INT64 0
+#define FC_SIMD_CONVERT_DOUBLE_FLOAT 0
+typedef __m512i fc_v_u32;
+
+static inline int fc_any_mask_f32(fc_m_f32 m) { return m != 0; }
+static inline int fc_any_mask_f64(fc_m_f64 m) { return m != 0; }
+static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm512_add_ps(a, b); }
+/* toward zero, as C's cast; a NaN becomes INT32_MIN (as in avx2.h) */
+static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm512_cvttps_epi32(v); }
+static inline fc_v_u32 fc_as_u32_f32(fc_v_f32 v) { return _mm512_castps_si512(v); }
+static inline fc_v_f32 fc_as_f32_u32(fc_v_u32 v) { return _mm512_castsi512_ps(v); }
+static inline fc_v_u32 fc_set1_u32(uint32_t x) { return _mm512_set1_epi32((int)x); }
+static inline fc_v_u32 fc_and_u32(fc_v_u32 a, fc_v_u32 b) { return _mm512_and_si512(a, b); }
+/* ~a & b */
+static inline fc_v_u32 fc_andnot_u32(fc_v_u32 a, fc_v_u32 b) { return _mm512_andnot_si512(a, b); }
+static inline fc_v_u32 fc_or_u32(fc_v_u32 a, fc_v_u32 b) { return _mm512_or_si512(a, b); }
+static inline fc_v_u32 fc_add_u32(fc_v_u32 a, fc_v_u32 b) { return _mm512_add_epi32(a, b); }
+static inline fc_v_u32 fc_sub_u32(fc_v_u32 a, fc_v_u32 b) { return _mm512_sub_epi32(a, b); }
+static inline fc_v_u32 fc_max_s32(fc_v_u32 a, fc_v_u32 b) { return _mm512_max_epi32(a, b); }
+static inline fc_v_u32 fc_min_s32(fc_v_u32 a, fc_v_u32 b) { return _mm512_min_epi32(a, b); }
+static inline fc_v_u32 fc_max_u32(fc_v_u32 a, fc_v_u32 b) { return _mm512_max_epu32(a, b); }
+static inline int fc_any_eq_u32(fc_v_u32 a, uint32_t x)
+{
+    return _mm512_cmpeq_epi32_mask(a, _mm512_set1_epi32((int)x)) != 0;
+}
+#define fc_srli_u32(v, k) _mm512_srli_epi32((v), (k))
+/* two float64 vectors -> one vector of float32's lane count */
+static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvttpd_epi32(a)),
+                              _mm512_cvttpd_epi32(b), 1);
+}
+/* 32-bit lanes whose values fit the destination, narrowed and in order. The
+ * packs work within 128-bit quarters: after them quarter q holds, by dwords,
+ * the q-th four elements of a, of b, of c and of d (dwords 4q .. 4q + 3), so
+ * a's sixteen are dwords 0, 4, 8, 12, and one vpermd puts them in order. */
+static inline __m512i fc_pack4_order(__m512i v)
+{
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13,
+                                                      2, 6, 10, 14, 3, 7, 11, 15), v);
+}
+static inline fc_v_u8 fc_pack4_u32_u8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    return fc_pack4_order(_mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d)));
+}
+static inline fc_v_u8 fc_pack4_s32_s8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    return fc_pack4_order(_mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d)));
+}
+/* after the pack quarter q holds a's q-th four, then b's: qwords in order */
+static inline fc_v_u16 fc_pack2_u32_u16(fc_v_u32 a, fc_v_u32 b)
+{
+    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                    _mm512_packus_epi32(a, b));
+}
+static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b)
+{
+    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                    _mm512_packs_epi32(a, b));
+}
+
 #endif
