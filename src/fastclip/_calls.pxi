@@ -70,8 +70,43 @@ WIDENING_INDEX = _widening_index()
 #: ML_ROUNDING: (source, destination) -> the rounding of a float64 ->
 #: ml_dtypes loop in use, None where no loop rounds as ml_dtypes casts
 CONVERSION_INDEX, ML_ROUNDING = _conversion_index()
-#: (pair index, casting) -> whether NumPy lets the loop's output cast to out
-_CASTING_OK = {}
+
+# The same as C tables, for _convert: the fused loop by (source row,
+# destination row), -1 for none, and per loop and casting rule
+# (_CASTING_NAMES) whether NumPy lets the loop's output cast into out, -1
+# until asked. A dict lookup of a built tuple key, twice a call, was a fifth
+# of a 64-element call's instructions (callgrind). Each entry is a pure
+# function of its place: threads filling one store equal bytes.
+cdef int CONVERSION_BY_ROWS[32][32]
+cdef signed char CASTING_OK[512][5]
+_CASTING_NAMES = ("no", "equiv", "safe", "same_kind", "unsafe")
+for _i in range(32):
+    for _j in range(32):
+        CONVERSION_BY_ROWS[_i][_j] = -1
+for (_src, _dst), _k in CONVERSION_INDEX.items():
+    assert _k < 512, "CASTING_OK is too small for the fused loops"
+    CONVERSION_BY_ROWS[ROW_BY_TYPENUM[_src]][ROW_BY_TYPENUM[_dst]] = _k
+for _k in range(512):
+    for _j in range(5):
+        CASTING_OK[_k][_j] = -1
+
+
+cdef tuple _CASTING_NAMES_T = _CASTING_NAMES
+
+
+cdef inline int _casting_code(object casting):
+    """casting's place in _CASTING_NAMES, or -1 (not a str, or no rule).
+    A literal in the caller's code is the same interned str: identity first."""
+    cdef int code
+    if type(casting) is not str:
+        return -1
+    for code in range(5):
+        if casting is _CASTING_NAMES_T[code]:
+            return code
+    for code in range(5):
+        if casting == _CASTING_NAMES_T[code]:
+            return code
+    return -1
 #: casting rules under which a Python-number bound converts to any dtype
 _CASTS_ANY_SCALAR = frozenset(("same_kind", "unsafe"))
 _CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
@@ -85,27 +120,33 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
     cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int k, row, nan
+    cdef int k, row, out_row, code, ok, nan
     cdef npy_intp n
     cdef char *px
     cdef char *po
-    key = CONVERSION_INDEX.get((descr.type_num, odescr.type_num))
-    if key is None:
+    if not (0 <= descr.type_num < 512 and 0 <= odescr.type_num < 512):
         return NotImplemented
-    k = key
+    row = ROW_BY_TYPENUM[descr.type_num]
+    out_row = ROW_BY_TYPENUM[odescr.type_num]
+    if row < 0 or out_row < 0:
+        return NotImplemented
+    k = CONVERSION_BY_ROWS[row][out_row]
+    if k < 0:
+        return NotImplemented
     if not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
             and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)
             and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISALIGNED(out)
             and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)):
         return NotImplemented
-    ok = _CASTING_OK.get((k, casting))
-    if ok is None:
-        if type(casting) is not str or casting not in _CASTINGS:
-            return NotImplemented               # NumPy's error, its way
-        ok = _CASTING_OK[(k, casting)] = bool(np.can_cast(descr, odescr, casting))
+    code = _casting_code(casting)
+    if code < 0:
+        return NotImplemented                   # NumPy's error, its way
+    ok = CASTING_OK[k][code]
+    if ok < 0:
+        ok = bool(np.can_cast(descr, odescr, casting))
+        CASTING_OK[k][code] = ok
     if not ok:
         return NotImplemented
-    row = ROW_BY_TYPENUM[descr.type_num]
     if not (_bound_to_c(row, a_min, &lo_buf) and _bound_to_c(row, a_max, &hi_buf)):
         return NotImplemented
     if not CONVERT.in_range(k, &lo_buf, &hi_buf):
@@ -115,8 +156,11 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     po = <char *>cnp.PyArray_DATA(out)
     if n and px < po + n * odescr.itemsize and po < px + n * descr.itemsize:
         return NotImplemented                   # out overlaps a: NumPy buffers
-    with nogil:
+    if n < GIL_RELEASE_THRESHOLD:
         nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
+    else:
+        with nogil:
+            nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
     if nan:
         return NotImplemented                   # NumPy rewrites every element
     return out

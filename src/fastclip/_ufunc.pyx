@@ -111,6 +111,11 @@ include "_calls.pxi"
 from fastclip import _numpy_rules
 
 
+#: np._NoValue, the defaults' sentinel, looked up once (a module global and an
+#: attribute lookup each time it was named in clip's body)
+cdef object _NOVALUE = np._NoValue
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
          min=np._NoValue, max=np._NoValue, **kwargs):
     """Clip (limit) the values in an array: ``numpy.clip``, faster.
@@ -160,7 +165,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     """
     cdef object result = NotImplemented
     cdef type ta = type(a)
-    if min is np._NoValue and max is np._NoValue:
+    if min is _NOVALUE and max is _NOVALUE:
         if not kwargs:
             if ta is ndarray:
                 result = _fast(<ndarray>a, a_min, a_max, out)
@@ -200,8 +205,8 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         return result
     if ta is not ndarray:
         return _numpy_rules.clip(a, a_min, a_max, out, min, max, kwargs)
-    if (a_min is np._NoValue or a_max is np._NoValue
-            or min is not np._NoValue or max is not np._NoValue):
+    if (a_min is _NOVALUE or a_max is _NOVALUE
+            or min is not _NOVALUE or max is not _NOVALUE):
         a_min, a_max = _numpy_rules._resolve_aliases(a_min, a_max, min, max)
     num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>a)).type_num
     row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
