@@ -171,9 +171,9 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
  * encoding is (e + B - 1) << M, plus k (k = 2**M + the mantissa for a normal
  * result, the mantissa for a subnormal one, and a carry into the next
  * exponent falls out). Branch-free, so the vectoriser takes it at every
- * target (csrc/convert_vector.h's AVX2 body is the same in lanes); a
- * subnormal float32 rounds to 0 either way, so a flush-to-zero mode changes
- * nothing. A float64 comes here rounded to nearest (ml_dtypes before 0.7)
+ * target (csrc/convert_vector.h's AVX2 and AVX-512 bodies are the same in
+ * lanes); a subnormal float32 rounds to 0 either way, so a flush-to-zero
+ * mode changes nothing. A float64 comes here rounded to nearest (ml_dtypes before 0.7)
  * or to odd (rounding once, as 0.7 does). csrc/float16.h's
  * fc_double_to_float8 rounds bounds, NaN and beyond the range included. */
 static inline npy_uint8 fc_float_to_float8(float v, int M, int B)

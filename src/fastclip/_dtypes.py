@@ -143,7 +143,9 @@ def conversion_loop_name(src, dst, rounding):
 
 # The pairs whose fused loop starts with a vector body written against the
 # vector layer (csrc/convert_vector.h): GCC's vectoriser leaves their
-# narrowing packs and float8 rounding several times slower at AVX2.
+# narrowing packs and float8 rounding several times slower at AVX2, and about
+# 1.3x slower at AVX-512 for float sources (docs/performance.md). A layer may
+# leave some to GCC (csrc/simd/avx512.h: int64 sources, float64 -> float32).
 VECTOR_CONVERSIONS = {
     *((src, dst) for src in ("float", "double", "long", "longlong")
       for dst in ("ubyte", "byte", "ushort", "short")),
