@@ -216,7 +216,6 @@ static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_
 #else
 FC_CVT_VECTOR_NONE(double_float)
 #endif
-#undef FC_CVT_VECTOR_NONE
 
 /* the state for a loop from source S's bounds (the other sources' fields
  * unused) */
@@ -274,19 +273,14 @@ static inline void fc_cvt_state_long(fc_cvt_state_t *s, long lo, long hi)
     (void)s; (void)lo; (void)hi;
 }
 #define fc_cvt_nan_long fc_cvt_nan_longlong
-#define FC_LONG_AS_LONGLONG(D)                                             \
-    static inline npy_intp fc_cvt_vector_long_##D(const void *x, void *o, npy_intp n, \
-                                                  fc_cvt_state_t *s)           \
-    {                                                                          \
-        (void)x; (void)o; (void)n; (void)s;                                    \
-        return 0;                                                              \
-    }
+#define FC_LONG_AS_LONGLONG(D) FC_CVT_VECTOR_NONE(long_##D)
 #endif
 FC_LONG_AS_LONGLONG(ubyte)
 FC_LONG_AS_LONGLONG(byte)
 FC_LONG_AS_LONGLONG(ushort)
 FC_LONG_AS_LONGLONG(short)
 #undef FC_LONG_AS_LONGLONG
+#undef FC_CVT_VECTOR_NONE
 
 #endif
 #endif
