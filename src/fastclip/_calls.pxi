@@ -79,7 +79,8 @@ CONVERSION_INDEX, ML_ROUNDING = _conversion_index()
 # function of its place: threads filling one store equal bytes.
 cdef int CONVERSION_BY_ROWS[32][32]
 cdef signed char CASTING_OK[512][5]
-_CASTING_NAMES = ("no", "equiv", "safe", "same_kind", "unsafe")
+#: NumPy's casting rules, a code each (CASTING_OK's second index)
+cdef tuple _CASTING_NAMES = ("no", "equiv", "safe", "same_kind", "unsafe")
 for _i in range(32):
     for _j in range(32):
         CONVERSION_BY_ROWS[_i][_j] = -1
@@ -91,9 +92,6 @@ for _k in range(512):
         CASTING_OK[_k][_j] = -1
 
 
-cdef tuple _CASTING_NAMES_T = _CASTING_NAMES
-
-
 cdef inline int _casting_code(object casting):
     """casting's place in _CASTING_NAMES, or -1 (not a str, or no rule).
     A literal in the caller's code is the same interned str: identity first."""
@@ -101,15 +99,14 @@ cdef inline int _casting_code(object casting):
     if type(casting) is not str:
         return -1
     for code in range(5):
-        if casting is _CASTING_NAMES_T[code]:
+        if casting is _CASTING_NAMES[code]:
             return code
     for code in range(5):
-        if casting == _CASTING_NAMES_T[code]:
+        if casting == _CASTING_NAMES[code]:
             return code
     return -1
 #: casting rules under which a Python-number bound converts to any dtype
 _CASTS_ANY_SCALAR = frozenset(("same_kind", "unsafe"))
-_CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
 
 
 cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting):
@@ -190,7 +187,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     if row < 0 or ROW_ML[row] or not (_bound_to_c(row, a_min, &buf)
                                       and _bound_to_c(row, a_max, &buf)):
         return NotImplemented
-    if type(casting) is not str or casting not in _CASTINGS:
+    if _casting_code(casting) < 0:
         return NotImplemented                   # NumPy's error, its way
     if _drops_int_bound(row, a_min, a_max):
         return NotImplemented   # NumPy drops the bound: np.minimum/maximum, their errors

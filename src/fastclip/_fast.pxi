@@ -246,7 +246,6 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
     """Clip through the kernel directly, or return NotImplemented to say the
     call needs the slow path. where: None, or a where= mask (out given)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef cnp.dtype out_descr
     cdef int typenum = descr.type_num
     cdef int row, threads = 1, lo_kind, hi_kind
     cdef npy_intp size
@@ -268,6 +267,12 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         return NotImplemented
     row = ROW_BY_TYPENUM[typenum]
     if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
+        return NotImplemented
+    if out is not None and (type(out) is not ndarray or (
+            <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out) is not descr
+            and not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(<ndarray>out), descr))):
+        # an out of another dtype (clip's next stop is _convert): decided
+        # before the bounds are converted, which _convert does again
         return NotImplemented
     lo_kind = _bound_operand(row, descr, a_min, a, &lo_buf, &lo_ptr, lo_strides)
     hi_kind = _bound_operand(row, descr, a_max, a, &hi_buf, &hi_ptr, hi_strides)
@@ -310,12 +315,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
             # np.clip's result keeps a's memory order (NumPy's K order)
             res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
     else:
-        if type(out) is not ndarray:
-            return NotImplemented
-        res = <ndarray>out
-        out_descr = <cnp.dtype>cnp.PyArray_DESCR(res)
-        if out_descr is not descr and not cnp.PyArray_EquivTypes(out_descr, descr):
-            return NotImplemented
+        res = <ndarray>out          # an ndarray of a's dtype (checked above)
         if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
                 or not cnp.PyArray_SAMESHAPE(a, res)):
             return NotImplemented
