@@ -24,6 +24,17 @@
  * loop then takes three instructions a vector fewer (float16, AVX2: 6 where
  * the keys take 9, between the load and the store).
  *
+ * And where, besides, each bound is the value next to its span in x's bits
+ * (hi just below the span above it, lo just below the span below it: every
+ * such pair but a zero bound of the other sign's bits, such as lo = +0,
+ * which leaves -0 between lo and its span), no compare is needed: adding
+ * c = ~(sign | largest) to x's bits turns the bit patterns round so that the
+ * span above hi ends at the largest signed value and the span below lo at
+ * the largest unsigned one, with every NaN outside both (the positive NaNs
+ * just past the signed top, the negative ones wrapped round to 0 .. c - 1).
+ * A signed min with hi + c, an unsigned min with lo + c and the subtraction
+ * of c then clip: 4 instructions a vector, no blend.
+ *
  * Returns how many elements it did (a whole number of vectors); the caller's
  * loop does the rest. FC_HAVE_KEYED: the builds with a vector layer.
  */
@@ -60,6 +71,20 @@
                          fc_select_##T(fc_gt_s##SB(bspan, fc_sub_##T(k, bbase)), vlo, t)); \
         }                                                                      \
     }                                                                          \
+    /* out = x with the span above hi_c and the span below lo_c (both seen  \
+     * from x + c) folded onto them */                                       \
+    static inline __attribute__((always_inline)) void fc_keyed_turned_##T(  \
+        const C *x, C *out, npy_intp whole, C c, C hi_c, C lo_c)                \
+    {                                                                          \
+        const npy_intp lanes = FC_LANES_##T;                                   \
+        const fc_v_##T vc = fc_set1_##T(c), vhi = fc_set1_##T(hi_c);           \
+        const fc_v_##T vlo = fc_set1_##T(lo_c);                                \
+        for (npy_intp i = 0; i < whole; i += lanes) {                          \
+            fc_v_##T y = fc_add_##T(fc_load_##T(x + i), vc);                   \
+            y = fc_min_u##SB(fc_min_s##SB(y, vhi), vlo);                       \
+            fc_store_##T(out + i, fc_sub_##T(y, vc));                          \
+        }                                                                      \
+    }                                                                          \
     static inline npy_intp fc_keyed_contiguous_##T(const C *x, C *out, npy_intp n, C lo_out, \
                                                    C hi, C below_span, C above_base, \
                                                    C above_span, C below_base) \
@@ -71,8 +96,16 @@
              * into the signed keys' offset (base ^ SIGN) */                  \
             C bits_below = (C)(0u - below_base - below_span);                  \
             C bits_above = (C)(above_base ^ SIGN);                             \
-            fc_keyed_run_##T(x, out, whole, 0, lo_out, hi, (C)(bits_below ^ SIGN), below_span, \
-                             (C)(bits_above ^ SIGN), above_span);              \
+            if ((above_span == 0 || hi == (C)(bits_above - 1))                 \
+                    && (below_span == 0 || lo_out == (C)(bits_below - 1))) {   \
+                /* c = ~(sign | largest) is below_base, -inf's key */          \
+                fc_keyed_turned_##T(x, out, whole, below_base,                 \
+                                    (C)(bits_above - 1 + below_base),          \
+                                    (C)(bits_below - 1 + below_base));         \
+            } else {                                                           \
+                fc_keyed_run_##T(x, out, whole, 0, lo_out, hi, (C)(bits_below ^ SIGN), \
+                                 below_span, (C)(bits_above ^ SIGN), above_span); \
+            }                                                                  \
         } else {                                                               \
             fc_keyed_run_##T(x, out, whole, 1, lo_out, hi, below_base, below_span, \
                              above_base, above_span);                          \

@@ -88,6 +88,9 @@ static inline fc_v_u8 fc_xor_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_xor_si256(
 static inline fc_v_u8 fc_or_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_or_si256(a, b); }
 static inline fc_v_u8 fc_and_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_and_si256(a, b); }
 static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_sub_epi8(a, b); }
+static inline fc_v_u8 fc_add_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_add_epi8(a, b); }
+static inline fc_v_u8 fc_min_s8(fc_v_u8 a, fc_v_u8 b) { return _mm256_min_epi8(a, b); }
+static inline fc_v_u8 fc_min_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_min_epu8(a, b); }
 /* no vpsrab: the sign fill is a signed compare with zero */
 static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a)
 {
@@ -118,6 +121,9 @@ static inline fc_v_u16 fc_xor_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_xor_si
 static inline fc_v_u16 fc_or_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_or_si256(a, b); }
 static inline fc_v_u16 fc_and_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_and_si256(a, b); }
 static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_sub_epi16(a, b); }
+static inline fc_v_u16 fc_add_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_add_epi16(a, b); }
+static inline fc_v_u16 fc_min_s16(fc_v_u16 a, fc_v_u16 b) { return _mm256_min_epi16(a, b); }
+static inline fc_v_u16 fc_min_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_min_epu16(a, b); }
 static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a) { return _mm256_srai_epi16(a, 15); }
 static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b) { return _mm256_cmpgt_epi16(a, b); }
 static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b)

@@ -73,6 +73,9 @@ static inline fc_v_u8 fc_xor_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_xor_si512(
 static inline fc_v_u8 fc_or_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_or_si512(a, b); }
 static inline fc_v_u8 fc_and_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_and_si512(a, b); }
 static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_sub_epi8(a, b); }
+static inline fc_v_u8 fc_add_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_add_epi8(a, b); }
+static inline fc_v_u8 fc_min_s8(fc_v_u8 a, fc_v_u8 b) { return _mm512_min_epi8(a, b); }
+static inline fc_v_u8 fc_min_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_min_epu8(a, b); }
 static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a) { return _mm512_movm_epi8(_mm512_movepi8_mask(a)); }
 static inline fc_m_u8 fc_gt_s8(fc_v_u8 a, fc_v_u8 b) { return _mm512_cmpgt_epi8_mask(a, b); }
 static inline fc_m_u8 fc_geu_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_cmpge_epu8_mask(a, b); }
@@ -92,6 +95,9 @@ static inline fc_v_u16 fc_xor_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_xor_si
 static inline fc_v_u16 fc_or_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_or_si512(a, b); }
 static inline fc_v_u16 fc_and_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_and_si512(a, b); }
 static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_sub_epi16(a, b); }
+static inline fc_v_u16 fc_add_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_add_epi16(a, b); }
+static inline fc_v_u16 fc_min_s16(fc_v_u16 a, fc_v_u16 b) { return _mm512_min_epi16(a, b); }
+static inline fc_v_u16 fc_min_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_min_epu16(a, b); }
 static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a) { return _mm512_srai_epi16(a, 15); }
 static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b) { return _mm512_cmpgt_epi16_mask(a, b); }
 static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_cmpge_epu16_mask(a, b); }

@@ -78,6 +78,12 @@ static inline fc_v_u8 fc_xor_u8(fc_v_u8 a, fc_v_u8 b) { return veorq_u8(a, b); }
 static inline fc_v_u8 fc_or_u8(fc_v_u8 a, fc_v_u8 b) { return vorrq_u8(a, b); }
 static inline fc_v_u8 fc_and_u8(fc_v_u8 a, fc_v_u8 b) { return vandq_u8(a, b); }
 static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return vsubq_u8(a, b); }
+static inline fc_v_u8 fc_add_u8(fc_v_u8 a, fc_v_u8 b) { return vaddq_u8(a, b); }
+static inline fc_v_u8 fc_min_s8(fc_v_u8 a, fc_v_u8 b)
+{
+    return vreinterpretq_u8_s8(vminq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b)));
+}
+static inline fc_v_u8 fc_min_u8(fc_v_u8 a, fc_v_u8 b) { return vminq_u8(a, b); }
 static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a)
 {
     return vreinterpretq_u8_s8(vshrq_n_s8(vreinterpretq_s8_u8(a), 7));
@@ -100,6 +106,12 @@ static inline fc_v_u16 fc_xor_u16(fc_v_u16 a, fc_v_u16 b) { return veorq_u16(a, 
 static inline fc_v_u16 fc_or_u16(fc_v_u16 a, fc_v_u16 b) { return vorrq_u16(a, b); }
 static inline fc_v_u16 fc_and_u16(fc_v_u16 a, fc_v_u16 b) { return vandq_u16(a, b); }
 static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return vsubq_u16(a, b); }
+static inline fc_v_u16 fc_add_u16(fc_v_u16 a, fc_v_u16 b) { return vaddq_u16(a, b); }
+static inline fc_v_u16 fc_min_s16(fc_v_u16 a, fc_v_u16 b)
+{
+    return vreinterpretq_u16_s16(vminq_s16(vreinterpretq_s16_u16(a), vreinterpretq_s16_u16(b)));
+}
+static inline fc_v_u16 fc_min_u16(fc_v_u16 a, fc_v_u16 b) { return vminq_u16(a, b); }
 static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a)
 {
     return vreinterpretq_u16_s16(vshrq_n_s16(vreinterpretq_s16_u16(a), 15));
