@@ -53,6 +53,7 @@ typedef struct {
     fc_v_u32 lo_s32, hi_s32, below_s32;     /* int64 sources: see fc_group_s64_int */
     fc_v_u32 least, abs_max;
     fc_m_f64 nan64;
+    int lo_int, hi_int;                     /* float32 sources: the bounds truncated */
 } fc_cvt_state_t;
 
 static inline fc_v_u32 fc_group_f32_int(const float *x, fc_cvt_state_t *s)
@@ -163,10 +164,10 @@ FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
         return i;                                                              \
     }
 
-FC_CVT_VECTOR_8(float_ubyte, float, fc_group_f32_int, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(float_byte, float, fc_group_f32_int, fc_pack4_s32_s8)
-FC_CVT_VECTOR_16(float_ushort, float, fc_group_f32_int, fc_pack2_u32_u16)
-FC_CVT_VECTOR_16(float_short, float, fc_group_f32_int, fc_pack2_s32_s16)
+FC_CVT_VECTOR_8(float_ubyte_in_float, float, fc_group_f32_int, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(float_byte_in_float, float, fc_group_f32_int, fc_pack4_s32_s8)
+FC_CVT_VECTOR_16(float_ushort_in_float, float, fc_group_f32_int, fc_pack2_u32_u16)
+FC_CVT_VECTOR_16(float_short_in_float, float, fc_group_f32_int, fc_pack2_s32_s16)
 FC_CVT_VECTOR_8(float_float8_e4m3fn, float, fc_group_f32_float8_e4m3fn, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(float_float8_e5m2, float, fc_group_f32_float8_e5m2, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(double_ubyte, double, fc_group_f64_int, fc_pack4_u32_u8)
@@ -195,6 +196,76 @@ FC_CVT_VECTOR_NONE(longlong_short)
 #endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
+
+/* float32 into 8- and 16-bit integers, truncated first and clipped after:
+ * truncation toward zero is monotonic, and so are the packs, which saturate
+ * and leave the destination's range as it is, so clipping the packed lanes by
+ * the truncated bounds (lo_int, hi_int: inside that range) gives what the
+ * clip in float and the cast give. Two vector instructions for the clip of a
+ * whole destination vector, where the loops above clip each group (64
+ * float32 into bytes at AVX-512: 14 instructions, against 20). Truncation
+ * gives INT32_MIN for a NaN, an infinity and a value beyond int32, where this
+ * would go wrong; from the block in which a lane met it to the end, the loop
+ * above (_in_float), which clips first and notes a NaN, does the rest (data
+ * with infinities throughout then costs what that loop costs, one block
+ * more). LANE: the
+ * destination's lanes (u8, s8, u16, s16); G: groups a destination vector. */
+#define FC_CVT_BLOCK 2048   /* elements; a multiple of every step */
+#define FC_CVT_TRUNC(NAME, G, LANE, STEP)                                      \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *po, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        const float *x = (const float *)px;                                    \
+        const npy_intp g = FC_LANES_f32, step = (G) * FC_LANES_f32;            \
+        const npy_intp whole = n > 0 ? n - n % step : 0;                       \
+        const fc_v_##LANE lo = fc_set1_##LANE((fc_c_##LANE)s->lo_int);          \
+        const fc_v_##LANE hi = fc_set1_##LANE((fc_c_##LANE)s->hi_int);          \
+        fc_c_##LANE *o = (fc_c_##LANE *)po;                                    \
+        for (npy_intp b = 0; b < whole; b += FC_CVT_BLOCK) {                   \
+            npy_intp end = whole - b < FC_CVT_BLOCK ? whole : b + FC_CVT_BLOCK; \
+            fc_v_u32 least = fc_set1_u32((uint32_t)INT32_MAX);                 \
+            for (npy_intp i = b; i < end; i += step) {                         \
+                fc_v_##LANE v;                                                 \
+                STEP;                                                          \
+                fc_store_##LANE(o + i, fc_min_##LANE(fc_max_##LANE(v, lo), hi)); \
+            }                                                                  \
+            if (fc_any_eq_u32(least, (uint32_t)INT32_MIN)) {                   \
+                /* this block again, and the rest, clipping first */          \
+                return b + fc_cvt_vector_##NAME##_in_float(x + b, o + b, n - b, s); \
+            }                                                                  \
+        }                                                                      \
+        return whole;                                                          \
+    }
+/* a step's groups truncated and packed into v, their minimum taken into
+ * least as a tree (one instruction a step in the chain through least, where
+ * one a group made the chain the loop's bound) */
+#define FC_TRUNC_AT(k) fc_trunc_s32_f32(fc_load_f32(x + i + (k) * g))
+#define FC_TRUNC_4(PACK)                                                       \
+    fc_v_u32 t0 = FC_TRUNC_AT(0), t1 = FC_TRUNC_AT(1), t2 = FC_TRUNC_AT(2), t3 = FC_TRUNC_AT(3); \
+    least = fc_min_s32(least, fc_min_s32(fc_min_s32(t0, t1), fc_min_s32(t2, t3))); \
+    v = PACK(t0, t1, t2, t3)
+#define FC_TRUNC_2(PACK)                                                       \
+    fc_v_u32 t0 = FC_TRUNC_AT(0), t1 = FC_TRUNC_AT(1);                         \
+    least = fc_min_s32(least, fc_min_s32(t0, t1));                             \
+    v = PACK(t0, t1)
+typedef uint8_t fc_c_u8;
+typedef int8_t fc_c_s8;
+typedef uint16_t fc_c_u16;
+typedef int16_t fc_c_s16;
+#define fc_set1_s8(v) fc_set1_u8((uint8_t)(v))
+#define fc_set1_s16(v) fc_set1_u16((uint16_t)(v))
+#define fc_store_s8(p, v) fc_store_u8((uint8_t *)(p), (v))
+#define fc_store_s16(p, v) fc_store_u16((uint16_t *)(p), (v))
+#define fc_v_s8 fc_v_u8
+#define fc_v_s16 fc_v_u16
+FC_CVT_TRUNC(float_ubyte, 4, u8, FC_TRUNC_4(fc_pack4_u32_u8))
+FC_CVT_TRUNC(float_byte, 4, s8, FC_TRUNC_4(fc_pack4_s32_s8))
+FC_CVT_TRUNC(float_ushort, 2, u16, FC_TRUNC_2(fc_pack2_u32_u16))
+FC_CVT_TRUNC(float_short, 2, s16, FC_TRUNC_2(fc_pack2_s32_s16))
+#undef FC_CVT_TRUNC
+#undef FC_TRUNC_4
+#undef FC_TRUNC_2
+#undef FC_TRUNC_AT
 
 /* float64 -> float32, to nearest even */
 #if FC_SIMD_CONVERT_DOUBLE_FLOAT
@@ -229,6 +300,10 @@ static inline void fc_cvt_state_float(fc_cvt_state_t *s, float lo, float hi)
 {
     s->lo32 = fc_set1_f32(lo);
     s->hi32 = fc_set1_f32(hi);
+    /* used by the integer destinations, whose bounds check keeps both inside
+     * int (the float8 ones: inside +-57344) */
+    s->lo_int = (int)lo;
+    s->hi_int = (int)hi;
     fc_cvt_state_nan(s);
 }
 static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)

@@ -161,6 +161,34 @@ def test_one_nan_anywhere_is_seen(src, dst):
     assert_same_outcome(got, exp, messages=True, with_out=True)
 
 
+@pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"],
+                         ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
+def test_one_extreme_value_in_any_block(src, dst):
+    """float32 into integers truncates first and clips after, by blocks
+    (csrc/convert_vector.h, FC_CVT_BLOCK elements); a block with a value
+    whose truncation is INT32_MIN (an infinity, a value beyond int32, a NaN)
+    is done again clipping first. One such value at the start, the middle or
+    the end of a block other than the first, among values beyond the
+    destination's range (saturated by the packs): the same bits as NumPy's,
+    and a NaN anywhere still goes NumPy's way."""
+    rng = np.random.default_rng(15)
+    n = 5 * 2048 + 77
+    with np.errstate(over="ignore"):        # float16: beyond its range is inf
+        base = (rng.normal(size=n) * 5e4).astype(src)
+    lo, hi = bound_pairs(src, dst)[1]
+    o = np.empty(n, dst)
+    for p in (2048, 3071, 4095, 3 * 2048 + 5, n - 80, n - 1):
+        for v in (np.inf, -np.inf, 3e9, -3e9, 2.0**31, -(2.0**31), 1e30):
+            x = base.copy()
+            with np.errstate(over="ignore"):
+                x[p] = v
+            assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), (p, v)
+            assert_same(o, np.clip(x, lo, hi, out=np.empty(n, dst), casting="unsafe"))
+        x = base.copy()
+        x[p] = np.nan
+        assert not _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), p
+
+
 @pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
 def test_bounds_outside_the_destination_go_numpys_way(src, dst):
     rng = np.random.default_rng(13)

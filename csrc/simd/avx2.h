@@ -91,6 +91,8 @@ static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_sub_epi8(a
 static inline fc_v_u8 fc_add_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_add_epi8(a, b); }
 static inline fc_v_u8 fc_min_s8(fc_v_u8 a, fc_v_u8 b) { return _mm256_min_epi8(a, b); }
 static inline fc_v_u8 fc_min_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_min_epu8(a, b); }
+static inline fc_v_u8 fc_max_s8(fc_v_u8 a, fc_v_u8 b) { return _mm256_max_epi8(a, b); }
+static inline fc_v_u8 fc_max_u8(fc_v_u8 a, fc_v_u8 b) { return _mm256_max_epu8(a, b); }
 /* no vpsrab: the sign fill is a signed compare with zero */
 static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a)
 {
@@ -124,6 +126,8 @@ static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_sub_ep
 static inline fc_v_u16 fc_add_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_add_epi16(a, b); }
 static inline fc_v_u16 fc_min_s16(fc_v_u16 a, fc_v_u16 b) { return _mm256_min_epi16(a, b); }
 static inline fc_v_u16 fc_min_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_min_epu16(a, b); }
+static inline fc_v_u16 fc_max_s16(fc_v_u16 a, fc_v_u16 b) { return _mm256_max_epi16(a, b); }
+static inline fc_v_u16 fc_max_u16(fc_v_u16 a, fc_v_u16 b) { return _mm256_max_epu16(a, b); }
 static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a) { return _mm256_srai_epi16(a, 15); }
 static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b) { return _mm256_cmpgt_epi16(a, b); }
 static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b)
@@ -216,8 +220,9 @@ static inline fc_v_u32 fc_select_negative_u32(fc_v_u32 sign, fc_v_u32 a, fc_v_u3
     return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(b), _mm256_castsi256_ps(a),
                                                 _mm256_castsi256_ps(sign)));
 }
-/* 32-bit lanes whose values fit the destination, narrowed and in order:
- * four vectors into bytes (unsigned or signed values), two into 16 bits */
+/* 32-bit lanes narrowed and in order, each saturated to the destination's
+ * range (csrc/convert_vector.h's truncating loops count on that): four
+ * vectors into bytes (unsigned or signed values), two into 16 bits */
 static inline fc_v_u8 fc_pack4_u32_u8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
 {
     /* the packs work within 128-bit halves: a0 b0 c0 d0 | a1 b1 c1 d1 by dwords */

@@ -76,6 +76,8 @@ static inline fc_v_u8 fc_sub_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_sub_epi8(a
 static inline fc_v_u8 fc_add_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_add_epi8(a, b); }
 static inline fc_v_u8 fc_min_s8(fc_v_u8 a, fc_v_u8 b) { return _mm512_min_epi8(a, b); }
 static inline fc_v_u8 fc_min_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_min_epu8(a, b); }
+static inline fc_v_u8 fc_max_s8(fc_v_u8 a, fc_v_u8 b) { return _mm512_max_epi8(a, b); }
+static inline fc_v_u8 fc_max_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_max_epu8(a, b); }
 static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a) { return _mm512_movm_epi8(_mm512_movepi8_mask(a)); }
 static inline fc_m_u8 fc_gt_s8(fc_v_u8 a, fc_v_u8 b) { return _mm512_cmpgt_epi8_mask(a, b); }
 static inline fc_m_u8 fc_geu_u8(fc_v_u8 a, fc_v_u8 b) { return _mm512_cmpge_epu8_mask(a, b); }
@@ -98,6 +100,8 @@ static inline fc_v_u16 fc_sub_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_sub_ep
 static inline fc_v_u16 fc_add_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_add_epi16(a, b); }
 static inline fc_v_u16 fc_min_s16(fc_v_u16 a, fc_v_u16 b) { return _mm512_min_epi16(a, b); }
 static inline fc_v_u16 fc_min_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_min_epu16(a, b); }
+static inline fc_v_u16 fc_max_s16(fc_v_u16 a, fc_v_u16 b) { return _mm512_max_epi16(a, b); }
+static inline fc_v_u16 fc_max_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_max_epu16(a, b); }
 static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a) { return _mm512_srai_epi16(a, 15); }
 static inline fc_m_u16 fc_gt_s16(fc_v_u16 a, fc_v_u16 b) { return _mm512_cmpgt_epi16_mask(a, b); }
 static inline fc_m_u16 fc_geu_u16(fc_v_u16 a, fc_v_u16 b) { return _mm512_cmpge_epu16_mask(a, b); }
@@ -154,7 +158,8 @@ static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
     return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvttpd_epi32(a)),
                               _mm512_cvttpd_epi32(b), 1);
 }
-/* 32-bit lanes whose values fit the destination, narrowed and in order. The
+/* 32-bit lanes narrowed and in order, each saturated to the destination's
+ * range (as in avx2.h). The
  * packs work within 128-bit quarters: after them quarter q holds, by dwords,
  * the q-th four elements of a, of b, of c and of d (dwords 4q .. 4q + 3), so
  * a's sixteen are dwords 0, 4, 8, 12, and one vpermd puts them in order. */

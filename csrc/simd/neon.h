@@ -84,6 +84,11 @@ static inline fc_v_u8 fc_min_s8(fc_v_u8 a, fc_v_u8 b)
     return vreinterpretq_u8_s8(vminq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b)));
 }
 static inline fc_v_u8 fc_min_u8(fc_v_u8 a, fc_v_u8 b) { return vminq_u8(a, b); }
+static inline fc_v_u8 fc_max_s8(fc_v_u8 a, fc_v_u8 b)
+{
+    return vreinterpretq_u8_s8(vmaxq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b)));
+}
+static inline fc_v_u8 fc_max_u8(fc_v_u8 a, fc_v_u8 b) { return vmaxq_u8(a, b); }
 static inline fc_v_u8 fc_signfill_u8(fc_v_u8 a)
 {
     return vreinterpretq_u8_s8(vshrq_n_s8(vreinterpretq_s8_u8(a), 7));
@@ -112,6 +117,11 @@ static inline fc_v_u16 fc_min_s16(fc_v_u16 a, fc_v_u16 b)
     return vreinterpretq_u16_s16(vminq_s16(vreinterpretq_s16_u16(a), vreinterpretq_s16_u16(b)));
 }
 static inline fc_v_u16 fc_min_u16(fc_v_u16 a, fc_v_u16 b) { return vminq_u16(a, b); }
+static inline fc_v_u16 fc_max_s16(fc_v_u16 a, fc_v_u16 b)
+{
+    return vreinterpretq_u16_s16(vmaxq_s16(vreinterpretq_s16_u16(a), vreinterpretq_s16_u16(b)));
+}
+static inline fc_v_u16 fc_max_u16(fc_v_u16 a, fc_v_u16 b) { return vmaxq_u16(a, b); }
 static inline fc_v_u16 fc_signfill_u16(fc_v_u16 a)
 {
     return vreinterpretq_u16_s16(vshrq_n_s16(vreinterpretq_s16_u16(a), 15));

@@ -21,7 +21,7 @@
  *   fc_select_T(m, a, b)  m ? a : b, lane by lane
  *   f32, f64: fc_gtsel(a, b) = a > b ? a : b and fc_ltsel(a, b) = a < b ? a : b
  *       (b on a NaN or a tie, as C's ?: and x86's max/min), fc_isnan(v)
- *   ints: fc_min, fc_max (fc_min_sB signed, fc_min_uB unsigned, B the lane's bits), fc_xor, fc_or, fc_and, fc_sub, fc_add,
+ *   ints: fc_min, fc_max (8-, 16-bit lanes: _sB signed, _uB unsigned), fc_xor, fc_or, fc_and, fc_sub, fc_add,
  *       fc_geu (unsigned a >= b), fc_gt (signed a > b), fc_signfill (each lane
  *       all ones where negative)
  *   u8, u16: fc_mor, fc_mand, fc_mandnot (a & ~b): the logic of masks
