@@ -17,6 +17,7 @@
 #define FASTCLIP_CONVERT_VECTOR_H
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <numpy/npy_common.h>
 #include "simd/simd.h"
@@ -53,7 +54,7 @@ typedef struct {
     fc_v_u32 lo_s32, hi_s32, below_s32;     /* int64 sources: see fc_group_s64_int */
     fc_v_u32 least, abs_max;
     fc_m_f64 nan64;
-    int lo_int, hi_int;                     /* float32 sources: the bounds truncated */
+    int lo_int, hi_int;                     /* float sources: the bounds truncated */
 } fc_cvt_state_t;
 
 static inline fc_v_u32 fc_group_f32_int(const float *x, fc_cvt_state_t *s)
@@ -170,10 +171,10 @@ FC_CVT_VECTOR_16(float_ushort_in_float, float, fc_group_f32_int, fc_pack2_u32_u1
 FC_CVT_VECTOR_16(float_short_in_float, float, fc_group_f32_int, fc_pack2_s32_s16)
 FC_CVT_VECTOR_8(float_float8_e4m3fn, float, fc_group_f32_float8_e4m3fn, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(float_float8_e5m2, float, fc_group_f32_float8_e5m2, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(double_ubyte, double, fc_group_f64_int, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(double_byte, double, fc_group_f64_int, fc_pack4_s32_s8)
-FC_CVT_VECTOR_16(double_ushort, double, fc_group_f64_int, fc_pack2_u32_u16)
-FC_CVT_VECTOR_16(double_short, double, fc_group_f64_int, fc_pack2_s32_s16)
+FC_CVT_VECTOR_8(double_ubyte_in_float, double, fc_group_f64_int, fc_pack4_u32_u8)
+FC_CVT_VECTOR_8(double_byte_in_float, double, fc_group_f64_int, fc_pack4_s32_s8)
+FC_CVT_VECTOR_16(double_ushort_in_float, double, fc_group_f64_int, fc_pack2_u32_u16)
+FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s16)
 /* a pair the layer leaves to the scalar loop (and GCC's vectoriser) at this
  * target: no element done here */
 #define FC_CVT_VECTOR_NONE(NAME)                                               \
@@ -197,7 +198,8 @@ FC_CVT_VECTOR_NONE(longlong_short)
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
 
-/* float32 into 8- and 16-bit integers, truncated first and clipped after:
+/* float32 and float64 into 8- and 16-bit integers, truncated first and
+ * clipped after:
  * truncation toward zero is monotonic, and so are the packs, which saturate
  * and leave the destination's range as it is, so clipping the packed lanes by
  * the truncated bounds (lo_int, hi_int: inside that range) gives what the
@@ -211,11 +213,11 @@ FC_CVT_VECTOR_NONE(longlong_short)
  * more). LANE: the
  * destination's lanes (u8, s8, u16, s16); G: groups a destination vector. */
 #define FC_CVT_BLOCK 2048   /* elements; a multiple of every step */
-#define FC_CVT_TRUNC(NAME, G, LANE, STEP)                                      \
+#define FC_CVT_TRUNC(NAME, S, G, LANE, STEP)                                   \
     static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *po, npy_intp n, \
                                                 fc_cvt_state_t *s)             \
     {                                                                          \
-        const float *x = (const float *)px;                                    \
+        const S *x = (const S *)px;                                            \
         const npy_intp g = FC_LANES_f32, step = (G) * FC_LANES_f32;            \
         const npy_intp whole = n > 0 ? n - n % step : 0;                       \
         const fc_v_##LANE lo = fc_set1_##LANE((fc_c_##LANE)s->lo_int);          \
@@ -239,13 +241,16 @@ FC_CVT_VECTOR_NONE(longlong_short)
 /* a step's groups truncated and packed into v, their minimum taken into
  * least as a tree (one instruction a step in the chain through least, where
  * one a group made the chain the loop's bound) */
-#define FC_TRUNC_AT(k) fc_trunc_s32_f32(fc_load_f32(x + i + (k) * g))
-#define FC_TRUNC_4(PACK)                                                       \
-    fc_v_u32 t0 = FC_TRUNC_AT(0), t1 = FC_TRUNC_AT(1), t2 = FC_TRUNC_AT(2), t3 = FC_TRUNC_AT(3); \
+#define FC_TRUNC_AT_float(k) fc_trunc_s32_f32(fc_load_f32(x + i + (k) * g))
+#define FC_TRUNC_AT_double(k)                                                  \
+    fc_trunc_s32_f64x2(fc_load_f64(x + i + (k) * g), fc_load_f64(x + i + (k) * g + FC_LANES_f64))
+#define FC_TRUNC_4(S, PACK)                                                    \
+    fc_v_u32 t0 = FC_TRUNC_AT_##S(0), t1 = FC_TRUNC_AT_##S(1);                 \
+    fc_v_u32 t2 = FC_TRUNC_AT_##S(2), t3 = FC_TRUNC_AT_##S(3);                 \
     least = fc_min_s32(least, fc_min_s32(fc_min_s32(t0, t1), fc_min_s32(t2, t3))); \
     v = PACK(t0, t1, t2, t3)
-#define FC_TRUNC_2(PACK)                                                       \
-    fc_v_u32 t0 = FC_TRUNC_AT(0), t1 = FC_TRUNC_AT(1);                         \
+#define FC_TRUNC_2(S, PACK)                                                    \
+    fc_v_u32 t0 = FC_TRUNC_AT_##S(0), t1 = FC_TRUNC_AT_##S(1);                 \
     least = fc_min_s32(least, fc_min_s32(t0, t1));                             \
     v = PACK(t0, t1)
 typedef uint8_t fc_c_u8;
@@ -258,14 +263,19 @@ typedef int16_t fc_c_s16;
 #define fc_store_s16(p, v) fc_store_u16((uint16_t *)(p), (v))
 #define fc_v_s8 fc_v_u8
 #define fc_v_s16 fc_v_u16
-FC_CVT_TRUNC(float_ubyte, 4, u8, FC_TRUNC_4(fc_pack4_u32_u8))
-FC_CVT_TRUNC(float_byte, 4, s8, FC_TRUNC_4(fc_pack4_s32_s8))
-FC_CVT_TRUNC(float_ushort, 2, u16, FC_TRUNC_2(fc_pack2_u32_u16))
-FC_CVT_TRUNC(float_short, 2, s16, FC_TRUNC_2(fc_pack2_s32_s16))
+FC_CVT_TRUNC(float_ubyte, float, 4, u8, FC_TRUNC_4(float, fc_pack4_u32_u8))
+FC_CVT_TRUNC(float_byte, float, 4, s8, FC_TRUNC_4(float, fc_pack4_s32_s8))
+FC_CVT_TRUNC(float_ushort, float, 2, u16, FC_TRUNC_2(float, fc_pack2_u32_u16))
+FC_CVT_TRUNC(float_short, float, 2, s16, FC_TRUNC_2(float, fc_pack2_s32_s16))
+FC_CVT_TRUNC(double_ubyte, double, 4, u8, FC_TRUNC_4(double, fc_pack4_u32_u8))
+FC_CVT_TRUNC(double_byte, double, 4, s8, FC_TRUNC_4(double, fc_pack4_s32_s8))
+FC_CVT_TRUNC(double_ushort, double, 2, u16, FC_TRUNC_2(double, fc_pack2_u32_u16))
+FC_CVT_TRUNC(double_short, double, 2, s16, FC_TRUNC_2(double, fc_pack2_s32_s16))
 #undef FC_CVT_TRUNC
 #undef FC_TRUNC_4
 #undef FC_TRUNC_2
-#undef FC_TRUNC_AT
+#undef FC_TRUNC_AT_float
+#undef FC_TRUNC_AT_double
 
 /* float64 -> float32, to nearest even */
 #if FC_SIMD_CONVERT_DOUBLE_FLOAT
@@ -300,16 +310,19 @@ static inline void fc_cvt_state_float(fc_cvt_state_t *s, float lo, float hi)
 {
     s->lo32 = fc_set1_f32(lo);
     s->hi32 = fc_set1_f32(hi);
-    /* used by the integer destinations, whose bounds check keeps both inside
-     * int (the float8 ones: inside +-57344) */
-    s->lo_int = (int)lo;
-    s->hi_int = (int)hi;
+    /* for the integer destinations, whose bounds check keeps both inside
+     * their range (others leave them unused) */
+    s->lo_int = fabsf(lo) < 2147483648.0f ? (int)lo : 0;
+    s->hi_int = fabsf(hi) < 2147483648.0f ? (int)hi : 0;
     fc_cvt_state_nan(s);
 }
 static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
 {
     s->lo64 = fc_set1_f64(lo);
     s->hi64 = fc_set1_f64(hi);
+    /* as for float32 */
+    s->lo_int = fabs(lo) < 2147483648.0 ? (int)lo : 0;
+    s->hi_int = fabs(hi) < 2147483648.0 ? (int)hi : 0;
     fc_cvt_state_nan(s);
 }
 static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t hi)
