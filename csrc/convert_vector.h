@@ -8,7 +8,10 @@
  * the low half of an int64), and packs as many groups as a destination vector
  * holds. The caller's bounds check keeps every value inside the destination's
  * range, so the packs, which saturate, change none. A NaN met is reported as
- * the scalar loop reports it (the caller hands the call to NumPy).
+ * the scalar loop reports it (the caller hands the call to NumPy). float32
+ * and float64 into integers first go the other way round, truncated, packed,
+ * then clipped (FC_CVT_TRUNC, below), and take these loops where that
+ * cannot.
  *
  * Each returns how many elements it did (whole steps); the scalar loop of
  * FC_CONVERT does the rest. FC_HAVE_CONVERT_VECTOR: the builds with a layer.
