@@ -202,19 +202,19 @@ FC_CVT_VECTOR_NONE(longlong_short)
 #undef FC_CVT_VECTOR_16
 
 /* float32 and float64 into 8- and 16-bit integers, truncated first and
- * clipped after:
- * truncation toward zero is monotonic, and so are the packs, which saturate
- * and leave the destination's range as it is, so clipping the packed lanes by
- * the truncated bounds (lo_int, hi_int: inside that range) gives what the
- * clip in float and the cast give. Two vector instructions for the clip of a
- * whole destination vector, where the loops above clip each group (64
- * float32 into bytes at AVX-512: 14 instructions, against 20). Truncation
- * gives INT32_MIN for a NaN, an infinity and a value beyond int32, where this
- * would go wrong; from the block in which a lane met it to the end, the loop
- * above (_in_float), which clips first and notes a NaN, does the rest (data
- * with infinities throughout then costs what that loop costs, one block
- * more). LANE: the
- * destination's lanes (u8, s8, u16, s16); G: groups a destination vector. */
+ * clipped after: truncation toward zero is monotonic, and so are the packs,
+ * which saturate and leave the destination's range as it is, so clipping the
+ * packed lanes by the truncated bounds (lo_int, hi_int: inside that range)
+ * gives what the clip in float and the cast give. Two vector instructions
+ * for the clip of a whole destination vector, where the loops above clip
+ * each group (64 float32 into bytes at AVX-512: 14 instructions, against
+ * 20). Truncation gives INT32_MIN for a NaN, an infinity and a value beyond
+ * int32, where this would go wrong; from the block in which a lane met it to
+ * the end, the loop above (_in_float), which clips first and notes a NaN,
+ * does the rest (data with infinities throughout then costs what that loop
+ * costs, one block more). S: the source's C type; G: groups a destination
+ * vector; LANE: the destination's lanes (u8, s8, u16, s16); STEP: one step's
+ * groups into v (FC_TRUNC_4, FC_TRUNC_2). */
 #define FC_CVT_BLOCK 2048   /* elements; a multiple of every step */
 #define FC_CVT_TRUNC(NAME, S, G, LANE, STEP)                                   \
     static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *po, npy_intp n, \
