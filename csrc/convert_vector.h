@@ -212,27 +212,26 @@ FC_CVT_VECTOR_NONE(longlong_short)
  * int32, where this would go wrong; from the block in which a lane met it to
  * the end, the loop above (_in_float), which clips first and notes a NaN,
  * does the rest (data with infinities throughout then costs what that loop
- * costs, one block more). S: the source's C type; G: groups a destination
- * vector; LANE: the destination's lanes (u8, s8, u16, s16); STEP: one step's
- * groups into v (FC_TRUNC_4, FC_TRUNC_2). */
+ * costs, one block more). S: the source's C type; BITS, SIGN: the
+ * destination's lanes (8 or 16; u or s), which pick its packs and its clip. */
 #define FC_CVT_BLOCK 2048   /* elements; a multiple of every step */
-#define FC_CVT_TRUNC(NAME, S, G, LANE, STEP)                                   \
+#define FC_CVT_TRUNC(NAME, S, BITS, SIGN)                                      \
     static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *po, npy_intp n, \
                                                 fc_cvt_state_t *s)             \
     {                                                                          \
         const S *x = (const S *)px;                                            \
-        const npy_intp g = FC_LANES_f32, step = (G) * FC_LANES_f32;            \
+        const npy_intp g = FC_LANES_f32, step = FC_LANES_u##BITS;              \
         const npy_intp whole = n > 0 ? n - n % step : 0;                       \
-        const fc_v_##LANE lo = fc_set1_##LANE((fc_c_##LANE)s->lo_int);          \
-        const fc_v_##LANE hi = fc_set1_##LANE((fc_c_##LANE)s->hi_int);          \
-        fc_c_##LANE *o = (fc_c_##LANE *)po;                                    \
+        const fc_v_u##BITS lo = fc_set1_u##BITS((uint##BITS##_t)s->lo_int);    \
+        const fc_v_u##BITS hi = fc_set1_u##BITS((uint##BITS##_t)s->hi_int);    \
+        uint##BITS##_t *o = (uint##BITS##_t *)po;                              \
         for (npy_intp b = 0; b < whole; b += FC_CVT_BLOCK) {                   \
             npy_intp end = whole - b < FC_CVT_BLOCK ? whole : b + FC_CVT_BLOCK; \
             fc_v_u32 least = fc_set1_u32((uint32_t)INT32_MAX);                 \
             for (npy_intp i = b; i < end; i += step) {                         \
-                fc_v_##LANE v;                                                 \
-                STEP;                                                          \
-                fc_store_##LANE(o + i, fc_min_##LANE(fc_max_##LANE(v, lo), hi)); \
+                fc_v_u##BITS v;                                                \
+                FC_TRUNC_##BITS(S, SIGN);                                      \
+                fc_store_u##BITS(o + i, fc_min_##SIGN##BITS(fc_max_##SIGN##BITS(v, lo), hi)); \
             }                                                                  \
             if (fc_any_eq_u32(least, (uint32_t)INT32_MIN)) {                   \
                 /* this block again, and the rest, clipping first */          \
@@ -241,42 +240,33 @@ FC_CVT_VECTOR_NONE(longlong_short)
         }                                                                      \
         return whole;                                                          \
     }
-/* a step's groups truncated and packed into v, their minimum taken into
- * least as a tree (one instruction a step in the chain through least, where
- * one a group made the chain the loop's bound) */
+/* a step's groups (four into bytes, two into 16 bits) truncated and packed
+ * into v, their minimum taken into least as a tree (one instruction a step
+ * in the chain through least, where one a group made the chain the loop's
+ * bound) */
 #define FC_TRUNC_AT_float(k) fc_trunc_s32_f32(fc_load_f32(x + i + (k) * g))
 #define FC_TRUNC_AT_double(k)                                                  \
     fc_trunc_s32_f64x2(fc_load_f64(x + i + (k) * g), fc_load_f64(x + i + (k) * g + FC_LANES_f64))
-#define FC_TRUNC_4(S, PACK)                                                    \
+#define FC_TRUNC_8(S, SIGN)                                                    \
     fc_v_u32 t0 = FC_TRUNC_AT_##S(0), t1 = FC_TRUNC_AT_##S(1);                 \
     fc_v_u32 t2 = FC_TRUNC_AT_##S(2), t3 = FC_TRUNC_AT_##S(3);                 \
     least = fc_min_s32(least, fc_min_s32(fc_min_s32(t0, t1), fc_min_s32(t2, t3))); \
-    v = PACK(t0, t1, t2, t3)
-#define FC_TRUNC_2(S, PACK)                                                    \
+    v = fc_pack4_##SIGN##32_##SIGN##8(t0, t1, t2, t3)
+#define FC_TRUNC_16(S, SIGN)                                                   \
     fc_v_u32 t0 = FC_TRUNC_AT_##S(0), t1 = FC_TRUNC_AT_##S(1);                 \
     least = fc_min_s32(least, fc_min_s32(t0, t1));                             \
-    v = PACK(t0, t1)
-typedef uint8_t fc_c_u8;
-typedef int8_t fc_c_s8;
-typedef uint16_t fc_c_u16;
-typedef int16_t fc_c_s16;
-#define fc_set1_s8(v) fc_set1_u8((uint8_t)(v))
-#define fc_set1_s16(v) fc_set1_u16((uint16_t)(v))
-#define fc_store_s8(p, v) fc_store_u8((uint8_t *)(p), (v))
-#define fc_store_s16(p, v) fc_store_u16((uint16_t *)(p), (v))
-#define fc_v_s8 fc_v_u8
-#define fc_v_s16 fc_v_u16
-FC_CVT_TRUNC(float_ubyte, float, 4, u8, FC_TRUNC_4(float, fc_pack4_u32_u8))
-FC_CVT_TRUNC(float_byte, float, 4, s8, FC_TRUNC_4(float, fc_pack4_s32_s8))
-FC_CVT_TRUNC(float_ushort, float, 2, u16, FC_TRUNC_2(float, fc_pack2_u32_u16))
-FC_CVT_TRUNC(float_short, float, 2, s16, FC_TRUNC_2(float, fc_pack2_s32_s16))
-FC_CVT_TRUNC(double_ubyte, double, 4, u8, FC_TRUNC_4(double, fc_pack4_u32_u8))
-FC_CVT_TRUNC(double_byte, double, 4, s8, FC_TRUNC_4(double, fc_pack4_s32_s8))
-FC_CVT_TRUNC(double_ushort, double, 2, u16, FC_TRUNC_2(double, fc_pack2_u32_u16))
-FC_CVT_TRUNC(double_short, double, 2, s16, FC_TRUNC_2(double, fc_pack2_s32_s16))
+    v = fc_pack2_##SIGN##32_##SIGN##16(t0, t1)
+FC_CVT_TRUNC(float_ubyte, float, 8, u)
+FC_CVT_TRUNC(float_byte, float, 8, s)
+FC_CVT_TRUNC(float_ushort, float, 16, u)
+FC_CVT_TRUNC(float_short, float, 16, s)
+FC_CVT_TRUNC(double_ubyte, double, 8, u)
+FC_CVT_TRUNC(double_byte, double, 8, s)
+FC_CVT_TRUNC(double_ushort, double, 16, u)
+FC_CVT_TRUNC(double_short, double, 16, s)
 #undef FC_CVT_TRUNC
-#undef FC_TRUNC_4
-#undef FC_TRUNC_2
+#undef FC_TRUNC_8
+#undef FC_TRUNC_16
 #undef FC_TRUNC_AT_float
 #undef FC_TRUNC_AT_double
 

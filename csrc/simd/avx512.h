@@ -159,10 +159,10 @@ static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
                               _mm512_cvttpd_epi32(b), 1);
 }
 /* 32-bit lanes narrowed and in order, each saturated to the destination's
- * range (as in avx2.h). The
- * packs work within 128-bit quarters: after them quarter q holds, by dwords,
- * the q-th four elements of a, of b, of c and of d (dwords 4q .. 4q + 3), so
- * a's sixteen are dwords 0, 4, 8, 12, and one vpermd puts them in order. */
+ * range (as in avx2.h). The packs work within 128-bit quarters: after them
+ * quarter q holds, by dwords, the q-th four elements of a, of b, of c and of
+ * d (dwords 4q .. 4q + 3), so a's sixteen are dwords 0, 4, 8, 12, and one
+ * vpermd puts them in order. */
 static inline __m512i fc_pack4_order(__m512i v)
 {
     return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13,
