@@ -47,15 +47,16 @@ static inline fc_v_f64 fc_clip_group_f64(const double *x, fc_v_f64 lo, fc_v_f64 
 /* The groups, each FC_LANES_f32 source elements as 32-bit lanes, and what
  * they note of NaNs: a NaN truncated to int32 is INT32_MIN (the layers'
  * fc_trunc), which no clipped value is (the bounds fit 16 bits), so the
- * lanes' running minimum (least) has it if one was met; a NaN's magnitude
- * bits are above infinity's, which no clipped value's are (finite bounds),
- * so the lanes' running maximum of them (abs_max) is a NaN if one was met.
- * float64 -> float32 keeps a compare (nan64). */
+ * lanes' running minimum (least) has it if one was met; a NaN's float8
+ * code packs to 0x80, which no clipped value's does (finite bounds), so the
+ * or of the packed codes (codes_seen) has that bit if one was met (see
+ * FC_CVT_FLOAT8). float64 -> float32 keeps a compare (nan64). */
 typedef struct {
     fc_v_f32 lo32, hi32;
     fc_v_f64 lo64, hi64;
     fc_v_u32 lo_s32, hi_s32, below_s32;     /* int64 sources: see fc_group_s64_int */
-    fc_v_u32 least, abs_max;
+    fc_v_u32 least;
+    fc_v_u8 codes_seen;
     fc_m_f64 nan64;
     int lo_int, hi_int;                     /* float sources: the bounds truncated */
 } fc_cvt_state_t;
@@ -96,22 +97,26 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
  * lanes, rounded to nearest even by the float adder: with the rounding's
  * unit u (2**(e - M) for a's exponent e, at least the smallest normal's),
  * a + 2**23 u rounds a to a whole number k of units, read off the sum's
- * mantissa (k <= 2**(M + 1), far below 2**23); the encoding is then
- * (e + B - 1) << M, plus k (k = 2**M + the mantissa for a normal, the
+ * mantissa (k <= 2**(M + 1), far below 2**23); the encoding's magnitude is
+ * then (e + B - 1) << M, plus k (k = 2**M + the mantissa for a normal, the
  * mantissa for a subnormal, and a carry into the next exponent falls out).
- * 12 instructions for 8 lanes, against 20 for rounding the normal and the
- * subnormal case apart and selecting. The bounds are inside the format's
- * range, so a clipped value is too; a NaN lane's result is unused (the loop
- * reports it). A subnormal float32 rounds to 0 either way, so a flush-to-zero
- * mode changes nothing. */
+ * 12 instructions for 8 lanes with the sign, against 20 for rounding the
+ * normal and the subnormal case apart and selecting; 9 here, where the sign
+ * joins in the loop. The group returns the magnitude's code and leaves the
+ * clipped value's bits in *bits, whose sign FC_CVT_FLOAT8 packs. The bounds
+ * are inside the format's range, so a clipped value is too, and its code
+ * below 128 (at most 0x7e in e4m3fn, 0x7b in e5m2); a NaN's is negative as
+ * an int32 (its exponent makes magic wrap past 2**31, the sum is the NaN,
+ * and sum - magic is above 2**31), so the signed packs make it 0x80, the
+ * mark FC_CVT_FLOAT8 looks for. A subnormal float32 rounds to 0 either way,
+ * so a flush-to-zero mode changes nothing. */
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
-    static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s) \
+    static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s, \
+                                               fc_v_u32 *bits)                 \
     {                                                                          \
         fc_v_u32 u = fc_as_u32_f32(fc_clip_group_f32(x, s->lo32, s->hi32));    \
-        fc_v_u32 magnitude = fc_set1_u32(0x7fffffffu);                         \
-        fc_v_u32 a = fc_and_u32(u, magnitude);                                 \
-        fc_v_u32 sign = fc_srli_u32(fc_andnot_u32(magnitude, u), 24);          \
-        s->abs_max = fc_max_u32(s->abs_max, a);                                \
+        fc_v_u32 a = fc_and_u32(u, fc_set1_u32(0x7fffffffu));                  \
+        *bits = u;                                                             \
         fc_v_u32 e = fc_max_s32(fc_and_u32(a, fc_set1_u32(0x7f800000u)),       \
                                 fc_set1_u32((uint32_t)(128 - (B)) << 23));     \
         fc_v_u32 magic = fc_add_u32(e, fc_set1_u32((uint32_t)(23 - (M)) << 23)); \
@@ -119,7 +124,7 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
         fc_v_u32 k = fc_sub_u32(sum, magic);                                   \
         fc_v_u32 top = fc_sub_u32(fc_srli_u32(e, 23 - (M)),                    \
                                   fc_set1_u32((uint32_t)(128 - (B)) << (M)));  \
-        return fc_or_u32(sign, fc_add_u32(top, k));                            \
+        return fc_add_u32(top, k);                                             \
     }
 FC_FLOAT8_GROUP(float8_e4m3fn, 3, 7)
 FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
@@ -155,6 +160,35 @@ FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
         }                                                                      \
         return i;                                                              \
     }
+/* float32 -> a float8: four groups' codes packed into bytes, and their
+ * clipped bits packed with signed saturation, which keeps each lane's sign
+ * in its byte's top bit: the sign joins its code once for 32 (AVX2) or 64
+ * lanes, where it took three instructions a group. The codes are packed
+ * with signed saturation too, so a NaN's is 0x80 and an or of the packed
+ * codes (codes_seen) notes a NaN, where a max a group did. */
+#define FC_CVT_FLOAT8(NAME)                                                    \
+    static inline npy_intp fc_cvt_vector_float_##NAME(const void *px, void *o, npy_intp n, \
+                                                      fc_cvt_state_t *s)       \
+    {                                                                          \
+        const float *x = (const float *)px;                                    \
+        const npy_intp g = FC_LANES_f32, step = 4 * FC_LANES_f32;              \
+        npy_intp i = 0, whole = n > 0 ? n - n % step : 0;                      \
+        for (; i < whole; i += step) {                                         \
+            fc_v_u32 b0, b1, b2, b3;                                           \
+            fc_v_u32 g0 = fc_group_f32_##NAME(x + i, s, &b0);                  \
+            FC_GROUP_FENCE(g0);                                                \
+            fc_v_u32 g1 = fc_group_f32_##NAME(x + i + g, s, &b1);              \
+            FC_GROUP_FENCE(g1);                                                \
+            fc_v_u32 g2 = fc_group_f32_##NAME(x + i + 2 * g, s, &b2);          \
+            FC_GROUP_FENCE(g2);                                                \
+            fc_v_u32 g3 = fc_group_f32_##NAME(x + i + 3 * g, s, &b3);          \
+            fc_v_u8 codes = fc_pack4_s32_s8(g0, g1, g2, g3);                   \
+            fc_v_u8 signs = fc_and_u8(fc_pack4_s32_s8(b0, b1, b2, b3), fc_set1_u8(0x80)); \
+            s->codes_seen = fc_or_u8(s->codes_seen, codes);                    \
+            fc_store_u8((uint8_t *)o + i, fc_or_u8(codes, signs));             \
+        }                                                                      \
+        return i;                                                              \
+    }
 #define FC_CVT_VECTOR_16(NAME, S, GROUP, PACK)                                 \
     static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
                                                 fc_cvt_state_t *s)             \
@@ -172,8 +206,8 @@ FC_CVT_VECTOR_8(float_ubyte_in_float, float, fc_group_f32_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(float_byte_in_float, float, fc_group_f32_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(float_ushort_in_float, float, fc_group_f32_int, fc_pack2_u32_u16)
 FC_CVT_VECTOR_16(float_short_in_float, float, fc_group_f32_int, fc_pack2_s32_s16)
-FC_CVT_VECTOR_8(float_float8_e4m3fn, float, fc_group_f32_float8_e4m3fn, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(float_float8_e5m2, float, fc_group_f32_float8_e5m2, fc_pack4_u32_u8)
+FC_CVT_FLOAT8(float8_e4m3fn)
+FC_CVT_FLOAT8(float8_e5m2)
 FC_CVT_VECTOR_8(double_ubyte_in_float, double, fc_group_f64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(double_byte_in_float, double, fc_group_f64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(double_ushort_in_float, double, fc_group_f64_int, fc_pack2_u32_u16)
@@ -200,6 +234,7 @@ FC_CVT_VECTOR_NONE(longlong_short)
 #endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
+#undef FC_CVT_FLOAT8
 
 /* float32 and float64 into 8- and 16-bit integers, truncated first and
  * clipped after: truncation toward zero is monotonic, and so are the packs,
@@ -296,7 +331,7 @@ FC_CVT_VECTOR_NONE(double_float)
 static inline void fc_cvt_state_nan(fc_cvt_state_t *s)
 {
     s->least = fc_set1_u32((uint32_t)INT32_MAX);
-    s->abs_max = fc_set1_u32(0);
+    s->codes_seen = fc_set1_u8(0);
     s->nan64 = fc_isnan_f64(fc_set1_f64(0.0));
 }
 static inline void fc_cvt_state_float(fc_cvt_state_t *s, float lo, float hi)
@@ -329,7 +364,7 @@ static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t 
 static inline int fc_cvt_nan_float(const fc_cvt_state_t *s)
 {
     return fc_any_eq_u32(s->least, (uint32_t)INT32_MIN)
-           || fc_any_mask_f32(fc_isnan_f32(fc_as_f32_u32(s->abs_max)));
+           || !fc_none_set_u8(fc_and_u8(s->codes_seen, fc_set1_u8(0x80)));
 }
 static inline int fc_cvt_nan_double(const fc_cvt_state_t *s)
 {
