@@ -7,8 +7,10 @@ import sys
 import numpy as np
 import pytest
 
+import fastclip
 from fastclip import bench
 from fastclip._dtypes import DTYPES
+from fastclip.bench.timing import time_interleaved, with_threads
 
 
 def test_cases_come_from_the_table_and_compute_the_same_thing():
@@ -164,3 +166,15 @@ def test_command_line_explains_itself():
     assert "bench" in r.stdout and "config" in r.stdout and "--version" in r.stdout
     r = subprocess.run(run + ["nonsense"], capture_output=True, text=True)
     assert r.returncode == 2 and "--help" in r.stderr
+
+
+def test_with_threads_sets_the_threads_for_every_timed_call():
+    seen = {1: set(), 2: set()}
+    before = fastclip.get_num_threads()
+    try:
+        funcs = {n: with_threads(n, lambda n=n: seen[n].add(fastclip.get_num_threads()))
+                 for n in seen}
+        time_interleaved(funcs, repeats=4, min_seconds=0.0)
+    finally:
+        fastclip.set_num_threads(before)
+    assert seen == {1: {1}, 2: {2}}

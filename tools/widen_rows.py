@@ -34,6 +34,6 @@ for name, (a, lo, hi) in rows.items():
     t = time_interleaved({"np.clip": lambda: np.clip(a, lo, hi),
                           "fastclip": with_threads(1, lambda: fastclip.clip(a, lo, hi)),
                           "all": with_threads(ALL, lambda: fastclip.clip(a, lo, hi))}, repeats, 0.05)
-    print(f"{name}: np.clip {t['np.clip'] * 1e3:.3f} ms, fastclip one thread "
-          f"{t['fastclip'] * 1e3:.3f} ms, {t['np.clip'] / t['fastclip']:.2f}x; all threads "
-          f"{t['all'] * 1e3:.3f} ms, {t['np.clip'] / t['all']:.2f}x")
+    print(f"{name}: np.clip {t['np.clip'] * 1e6:.1f} us, fastclip one thread "
+          f"{t['fastclip'] * 1e6:.1f} us, {t['np.clip'] / t['fastclip']:.2f}x; all threads "
+          f"{t['all'] * 1e6:.1f} us, {t['np.clip'] / t['all']:.2f}x")

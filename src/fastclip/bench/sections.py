@@ -135,6 +135,7 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, prog
 
     def run_series(f, gap):
         times = []
+        getattr(f, "before_batch", lambda: None)()
         for _ in range(series):
             if gap:
                 time.sleep(gap / 1000)
