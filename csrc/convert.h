@@ -282,60 +282,22 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
     double lo = *(const double *)plo, hi = *(const double *)phi;
     int nan = 0;
     npy_intp start = 0;
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-    /* The same steps in AVX-512, where the conversion rounds toward zero by
-     * itself (GCC's vectorisation of the loop below is far slower). max(lo, v)
-     * is "v < lo ? lo : v" exactly (maxpd returns its second operand on a tie
-     * or a NaN), min(hi, v) "v > hi ? hi : v". */
-    __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
-    __mmask8 nan_lanes = 0;
-    for (; start + 8 <= n; start += 8) {
-        __m512d v = _mm512_loadu_pd(x + start);
-        nan_lanes |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
-        v = _mm512_min_pd(vhi, _mm512_max_pd(vlo, v));
-        __m256 f = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(f), v, _CMP_NEQ_UQ);
-        __m256i odd = _mm256_mask_or_epi32(_mm256_castps_si256(f), inexact,
-                                           _mm256_castps_si256(f), _mm256_set1_epi32(1));
-        _mm_storeu_si128((__m128i *)(o + start),
-                         _mm256_cvtps_ph(_mm256_castsi256_ps(odd),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#if defined(FC_HAVE_CONVERT_VECTOR)
+    /* The same steps in the vector layer (GCC's vectorisation of the loop
+     * below is far slower): clipped (max(lo, v) is "v < lo ? lo : v"
+     * exactly, min(hi, v) "v > hi ? hi : v"), rounded to odd where the float
+     * is normal (below 2**-126 float16 is 0 either way), then to float16 by
+     * the conversion instruction. */
+    fc_v_f64 vlo = fc_set1_f64(lo), vhi = fc_set1_f64(hi);
+    fc_m_f64 nan_lanes = fc_isnan_f64(fc_set1_f64(0.0));
+    for (; start + FC_LANES_f32 <= n; start += FC_LANES_f32) {
+        fc_v_f64 a = fc_load_f64(x + start), b = fc_load_f64(x + start + FC_LANES_f64);
+        nan_lanes = fc_or_mask_f64(nan_lanes, fc_either_nan_f64(a, b));
+        a = fc_ltsel_f64(vhi, fc_gtsel_f64(vlo, a));
+        b = fc_ltsel_f64(vhi, fc_gtsel_f64(vlo, b));
+        fc_store_half_f32(o + start, fc_odd_normal_f32_f64x2(a, b));
     }
-    nan = nan_lanes != 0;
-#elif defined(__AVX2__) && defined(__F16C__)
-    /* The same in AVX2, which has no rounding override: rounded to nearest
-     * (f), and where that was inexact and left f even, one step toward the
-     * double, which is the float rounded to odd. The step's direction is the
-     * sign of v - f (exact: Sterbenz) against f's, read in float32, where it
-     * keeps its sign and stays nonzero for every |v| that a float16 does not
-     * round to 0 (d >= |v| * 2**-53); below that f's rounding to float16 is
-     * 0 either way. */
-    __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
-    __m256d nan_lanes = _mm256_setzero_pd();
-    const __m256i one = _mm256_set1_epi32(1);
-    const __m256 zero = _mm256_setzero_ps();
-    for (; start + 8 <= n; start += 8) {
-        __m256d a = _mm256_loadu_pd(x + start), b = _mm256_loadu_pd(x + start + 4);
-        nan_lanes = _mm256_or_pd(nan_lanes, _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
-        a = _mm256_min_pd(vhi, _mm256_max_pd(vlo, a));
-        b = _mm256_min_pd(vhi, _mm256_max_pd(vlo, b));
-        __m128 fa = _mm256_cvtpd_ps(a), fb = _mm256_cvtpd_ps(b);
-        __m256 f = _mm256_set_m128(fb, fa);
-        __m256 d = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(b, _mm256_cvtps_pd(fb))),
-                                   _mm256_cvtpd_ps(_mm256_sub_pd(a, _mm256_cvtps_pd(fa))));
-        __m256i u = _mm256_castps_si256(f);
-        __m256i even_inexact = _mm256_andnot_si256(
-            _mm256_cmpeq_epi32(_mm256_and_si256(u, one), one),
-            _mm256_castps_si256(_mm256_cmp_ps(d, zero, _CMP_NEQ_OQ)));
-        /* +1 (away from zero) where d has f's sign, else -1 */
-        __m256i step = _mm256_or_si256(
-            _mm256_srai_epi32(_mm256_xor_si256(_mm256_castps_si256(d), u), 31), one);
-        __m256i odd = _mm256_add_epi32(u, _mm256_and_si256(step, even_inexact));
-        _mm_storeu_si128((__m128i *)(o + start),
-                         _mm256_cvtps_ph(_mm256_castsi256_ps(odd),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    }
-    nan = _mm256_movemask_pd(nan_lanes) != 0;
+    nan = fc_any_mask_f64(nan_lanes);
 #endif
     return nan | fc_half_blocks_double(x + start, o + start, n - start, lo, hi);
 }

@@ -1,12 +1,14 @@
 /* The fused clip-and-convert loops' vector body (csrc/convert.h), written once
  * against the vector layer (csrc/simd/): float32, float64 and int64 sources
- * into 8- and 16-bit integers, float64 into float32, float32 into the float8s.
+ * into 8- and 16-bit integers, float64 into float32, float32 and float64
+ * into the float8s, float64 into bfloat16.
  *
  * Each step clips a group of source elements as the clip loop does (a tie
  * keeps x), turns the group into 32-bit lanes as many as float32's (the
  * integer cast toward zero, the float8 rounding of csrc/convert.h in lanes,
- * the low half of an int64), and packs as many groups as a destination vector
- * holds. The caller's bounds check keeps every value inside the destination's
+ * bfloat16's bits, the low half of an int64; a float64 is rounded to float32
+ * first as the installed ml_dtypes rounds it), and packs as many groups as a
+ * destination vector holds. The caller's bounds check keeps every value inside the destination's
  * range, so the packs, which saturate, change none. A NaN met is reported as
  * the scalar loop reports it (the caller hands the call to NumPy). float32
  * and float64 into integers first go the other way round, truncated, packed,
@@ -111,10 +113,9 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
  * mark FC_CVT_FLOAT8 looks for. A subnormal float32 rounds to 0 either way,
  * so a flush-to-zero mode changes nothing. */
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
-    static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s, \
-                                               fc_v_u32 *bits)                 \
+    static inline fc_v_u32 fc_float8_code_##NAME(fc_v_f32 clipped, fc_v_u32 *bits) \
     {                                                                          \
-        fc_v_u32 u = fc_as_u32_f32(fc_clip_group_f32(x, s->lo32, s->hi32));    \
+        fc_v_u32 u = fc_as_u32_f32(clipped);                                   \
         fc_v_u32 a = fc_and_u32(u, fc_set1_u32(0x7fffffffu));                  \
         *bits = u;                                                             \
         fc_v_u32 e = fc_max_s32(fc_and_u32(a, fc_set1_u32(0x7f800000u)),       \
@@ -125,10 +126,60 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
         fc_v_u32 top = fc_sub_u32(fc_srli_u32(e, 23 - (M)),                    \
                                   fc_set1_u32((uint32_t)(128 - (B)) << (M)));  \
         return fc_add_u32(top, k);                                             \
+    }                                                                          \
+    static inline fc_v_u32 fc_group_f32_##NAME(const float *x, fc_cvt_state_t *s, \
+                                               fc_v_u32 *bits)                 \
+    {                                                                          \
+        return fc_float8_code_##NAME(fc_clip_group_f32(x, s->lo32, s->hi32), bits); \
+    }                                                                          \
+    FC_FLOAT8_FROM_DOUBLE(NAME, once)                                          \
+    FC_FLOAT8_FROM_DOUBLE(NAME, via_float32)
+/* float64 sources: clipped in float64, then rounded to float32 as the
+ * installed ml_dtypes rounds a float64 (src/fastclip/_dtypes.py,
+ * ML_ROUNDINGS): to odd, which makes the float's own rounding the double's
+ * (fc_odd_normal_f32_f64x2: odd where the float is normal, and the float8s
+ * round the rest to 0), or to nearest first (fc_nearest_f32_f64x2). A NaN
+ * comes out a NaN and its code the mark. */
+#define fc_round_f32_once fc_odd_normal_f32_f64x2
+#define fc_round_f32_via_float32 fc_nearest_f32_f64x2
+#define FC_FLOAT8_FROM_DOUBLE(NAME, ROUNDING)                                  \
+    static inline fc_v_u32 fc_group_f64_##NAME##_##ROUNDING(const double *x, fc_cvt_state_t *s, \
+                                                            fc_v_u32 *bits)    \
+    {                                                                          \
+        return fc_float8_code_##NAME(                                          \
+            fc_round_f32_##ROUNDING(fc_clip_group_f64(x, s->lo64, s->hi64),    \
+                                    fc_clip_group_f64(x + FC_LANES_f64, s->lo64, s->hi64)), \
+            bits);                                                             \
     }
 FC_FLOAT8_GROUP(float8_e4m3fn, 3, 7)
 FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
 #undef FC_FLOAT8_GROUP
+#undef FC_FLOAT8_FROM_DOUBLE
+
+/* float64 -> bfloat16: clipped and rounded to float32 as above (to odd
+ * everywhere, fc_odd_f32_f64x2: bfloat16 has float32's subnormals), then to
+ * bfloat16 to nearest even (fc_float_to_bfloat16 in lanes); a NaN noted by
+ * the compare (nan64) */
+#define FC_BFLOAT16_FROM_DOUBLE(ROUNDING)                                      \
+    static inline fc_v_u32 fc_group_f64_bfloat16_##ROUNDING(const double *x, fc_cvt_state_t *s) \
+    {                                                                          \
+        fc_v_f64 a = fc_load_f64(x), b = fc_load_f64(x + FC_LANES_f64);        \
+        s->nan64 = fc_or_mask_f64(s->nan64, fc_either_nan_f64(a, b));          \
+        fc_v_u32 u = fc_as_u32_f32(fc_bfloat16_round_##ROUNDING(               \
+            fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, a)),                   \
+            fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, b))));                 \
+        fc_v_u32 odd = fc_and_u32(fc_srli_u32(u, 16), fc_set1_u32(1));         \
+        return fc_srli_u32(fc_add_u32(u, fc_add_u32(odd, fc_set1_u32(0x7fffu))), 16); \
+    }
+#define fc_bfloat16_round_once fc_odd_f32_f64x2
+#define fc_bfloat16_round_via_float32 fc_nearest_f32_f64x2
+FC_BFLOAT16_FROM_DOUBLE(once)
+FC_BFLOAT16_FROM_DOUBLE(via_float32)
+#undef fc_bfloat16_round_once
+#undef fc_bfloat16_round_via_float32
+#undef FC_BFLOAT16_FROM_DOUBLE
+#undef fc_round_f32_once
+#undef fc_round_f32_via_float32
 
 /* AVX2 has 16 vector registers: GCC interleaved a step's four groups and
  * spilled (the float32 -> float8 loop: 89 instructions, 17 of them stack
@@ -160,28 +211,28 @@ FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
         }                                                                      \
         return i;                                                              \
     }
-/* float32 -> a float8: four groups' codes packed into bytes, and their
+/* float32 and float64 -> a float8: four groups' codes packed into bytes, and their
  * clipped bits packed with signed saturation, which keeps each lane's sign
  * in its byte's top bit: the sign joins its code once for 32 (AVX2) or 64
  * lanes, where it took three instructions a group. The codes are packed
  * with signed saturation too, so a NaN's is 0x80 and an or of the packed
  * codes (codes_seen) notes a NaN, where a max a group did. */
-#define FC_CVT_FLOAT8(NAME)                                                    \
-    static inline npy_intp fc_cvt_vector_float_##NAME(const void *px, void *o, npy_intp n, \
-                                                      fc_cvt_state_t *s)       \
+#define FC_CVT_FLOAT8(NAME, S, GROUP)                                          \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
     {                                                                          \
-        const float *x = (const float *)px;                                    \
+        const S *x = (const S *)px;                                            \
         const npy_intp g = FC_LANES_f32, step = 4 * FC_LANES_f32;              \
         npy_intp i = 0, whole = n > 0 ? n - n % step : 0;                      \
         for (; i < whole; i += step) {                                         \
             fc_v_u32 b0, b1, b2, b3;                                           \
-            fc_v_u32 g0 = fc_group_f32_##NAME(x + i, s, &b0);                  \
+            fc_v_u32 g0 = GROUP(x + i, s, &b0);                                \
             FC_GROUP_FENCE(g0);                                                \
-            fc_v_u32 g1 = fc_group_f32_##NAME(x + i + g, s, &b1);              \
+            fc_v_u32 g1 = GROUP(x + i + g, s, &b1);                            \
             FC_GROUP_FENCE(g1);                                                \
-            fc_v_u32 g2 = fc_group_f32_##NAME(x + i + 2 * g, s, &b2);          \
+            fc_v_u32 g2 = GROUP(x + i + 2 * g, s, &b2);                        \
             FC_GROUP_FENCE(g2);                                                \
-            fc_v_u32 g3 = fc_group_f32_##NAME(x + i + 3 * g, s, &b3);          \
+            fc_v_u32 g3 = GROUP(x + i + 3 * g, s, &b3);                        \
             fc_v_u8 codes = fc_pack4_s32_s8(g0, g1, g2, g3);                   \
             fc_v_u8 signs = fc_and_u8(fc_pack4_s32_s8(b0, b1, b2, b3), fc_set1_u8(0x80)); \
             s->codes_seen = fc_or_u8(s->codes_seen, codes);                    \
@@ -206,8 +257,15 @@ FC_CVT_VECTOR_8(float_ubyte_in_float, float, fc_group_f32_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(float_byte_in_float, float, fc_group_f32_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(float_ushort_in_float, float, fc_group_f32_int, fc_pack2_u32_u16)
 FC_CVT_VECTOR_16(float_short_in_float, float, fc_group_f32_int, fc_pack2_s32_s16)
-FC_CVT_FLOAT8(float8_e4m3fn)
-FC_CVT_FLOAT8(float8_e5m2)
+FC_CVT_FLOAT8(float_float8_e4m3fn, float, fc_group_f32_float8_e4m3fn)
+FC_CVT_FLOAT8(float_float8_e5m2, float, fc_group_f32_float8_e5m2)
+FC_CVT_FLOAT8(double_float8_e4m3fn_once, double, fc_group_f64_float8_e4m3fn_once)
+FC_CVT_FLOAT8(double_float8_e5m2_once, double, fc_group_f64_float8_e5m2_once)
+FC_CVT_FLOAT8(double_float8_e4m3fn_via_float32, double, fc_group_f64_float8_e4m3fn_via_float32)
+FC_CVT_FLOAT8(double_float8_e5m2_via_float32, double, fc_group_f64_float8_e5m2_via_float32)
+FC_CVT_VECTOR_16(double_bfloat16_once, double, fc_group_f64_bfloat16_once, fc_pack2_u32_u16)
+FC_CVT_VECTOR_16(double_bfloat16_via_float32, double, fc_group_f64_bfloat16_via_float32,
+                 fc_pack2_u32_u16)
 FC_CVT_VECTOR_8(double_ubyte_in_float, double, fc_group_f64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(double_byte_in_float, double, fc_group_f64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(double_ushort_in_float, double, fc_group_f64_int, fc_pack2_u32_u16)
@@ -368,7 +426,8 @@ static inline int fc_cvt_nan_float(const fc_cvt_state_t *s)
 }
 static inline int fc_cvt_nan_double(const fc_cvt_state_t *s)
 {
-    return fc_any_eq_u32(s->least, (uint32_t)INT32_MIN) || fc_any_mask_f64(s->nan64);
+    return fc_any_eq_u32(s->least, (uint32_t)INT32_MIN) || fc_any_mask_f64(s->nan64)
+           || !fc_none_set_u8(fc_and_u8(s->codes_seen, fc_set1_u8(0x80)));
 }
 static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return 0; }
 

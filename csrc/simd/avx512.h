@@ -158,6 +158,38 @@ static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
     return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvttpd_epi32(a)),
                               _mm512_cvttpd_epi32(b), 1);
 }
+/* rounded to nearest even, as in avx2.h */
+static inline fc_v_f32 fc_nearest_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)),
+                              _mm512_cvtpd_ps(b), 1);
+}
+/* rounded to odd, as in avx2.h: here the conversion rounds toward zero by
+ * itself, and the last bit is set where converting back does not give v
+ * (a NaN: set, and still a NaN) */
+static inline fc_v_f32 fc_odd_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256 fa = _mm512_cvt_roundpd_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256 fb = _mm512_cvt_roundpd_ps(b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256i ua = _mm256_castps_si256(fa), ub = _mm256_castps_si256(fb);
+    ua = _mm256_mask_or_epi32(ua, _mm512_cmp_pd_mask(_mm512_cvtps_pd(fa), a, _CMP_NEQ_UQ), ua, one);
+    ub = _mm256_mask_or_epi32(ub, _mm512_cmp_pd_mask(_mm512_cvtps_pd(fb), b, _CMP_NEQ_UQ), ub, one);
+    return _mm512_castsi512_ps(_mm512_inserti64x4(_mm512_castsi256_si512(ua), ub, 1));
+}
+/* float32 lanes -> float16, to nearest even, stored at o */
+static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
+{
+    _mm256_storeu_si256((__m256i *)o,
+                        _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+/* exact everywhere here (avx2.h's needs the float normal) */
+#define fc_odd_normal_f32_f64x2 fc_odd_f32_f64x2
+static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q);
+}
+static inline fc_m_f64 fc_or_mask_f64(fc_m_f64 a, fc_m_f64 b) { return a | b; }
 /* 32-bit lanes narrowed and in order, each saturated to the destination's
  * range (as in avx2.h). The packs work within 128-bit quarters: after them
  * quarter q holds, by dwords, the q-th four elements of a, of b, of c and of

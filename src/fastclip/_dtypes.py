@@ -150,6 +150,7 @@ VECTOR_CONVERSIONS = {
     *((src, dst) for src in ("float", "double", "long", "longlong")
       for dst in ("ubyte", "byte", "ushort", "short")),
     ("float", "float8_e4m3fn"), ("float", "float8_e5m2"), ("double", "float"),
+    ("double", "bfloat16"), ("double", "float8_e4m3fn"), ("double", "float8_e5m2"),
 }
 
 # C limits of the integer destinations of CONVERSIONS
@@ -185,7 +186,7 @@ def conversion_macro(src, dst, rounding=None):
         cvt, ok = "(v)", "1"
     else:
         return None         # float/double -> half, half -> float: written out in csrc/convert.h
-    if (src, dst) in VECTOR_CONVERSIONS and rounding is None:
+    if (src, dst) in VECTOR_CONVERSIONS:
         return f"FC_CONVERT_VECTOR({name}, {src}, {s.c_type}, {dst}, {cvt}, {ok})"
     return f"FC_CONVERT({name}, {s.c_type}, {dst}, {cvt}, {ok})"
 
