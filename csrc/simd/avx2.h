@@ -197,8 +197,41 @@ static inline void fc_store_f32_f64x2(float *o, fc_v_f64 a, fc_v_f64 b)
     _mm_storeu_ps(o, _mm256_cvtpd_ps(a));
     _mm_storeu_ps(o + 4, _mm256_cvtpd_ps(b));
 }
-/* The same where the float is normal (|v| >= 2**-126; below, rounded to
- * nearest, which float16 and the float8s, whose smallest steps are far
+/* lanes where a or b is a NaN: one compare for two vectors */
+static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
+/* two float64 vectors -> one vector of float32's lane count, rounded to
+ * nearest even */
+static inline fc_v_f32 fc_nearest_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm256_set_m128(_mm256_cvtpd_ps(b), _mm256_cvtpd_ps(a));
+}
+/* The same rounded to odd (toward zero, the last bit set where inexact: see
+ * csrc/convert.h, fc_double_to_float_odd). AVX2 has no rounding override:
+ * rounded to nearest (f), and where that was inexact, stepped back toward
+ * zero if it had been rounded away from it, then the last bit set. Both
+ * come from the residual r = v - f (exact: Sterbenz), read from the high
+ * half of its bits: its sign against f's gives the direction, and the half
+ * is nonzero where r is (r is at least 2**-202 wherever f is not 0; where f
+ * is 0, r below that leaves it 0, as every narrower format rounds it). 15
+ * instructions for 8 lanes, 4 of them conversions (6 when r was converted
+ * to float32 to be read). A NaN comes out a NaN. */
+static inline fc_v_f32 fc_odd_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    __m128 fa = _mm256_cvtpd_ps(a), fb = _mm256_cvtpd_ps(b);
+    __m256d ra = _mm256_sub_pd(a, _mm256_cvtps_pd(fa));
+    __m256d rb = _mm256_sub_pd(b, _mm256_cvtps_pd(fb));
+    /* shufps takes the high halves within 128-bit lanes (a0 a1 b0 b1 | a2 a3
+     * b2 b3), vpermpd puts them in f's order */
+    __m256 r_high = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(
+        _mm256_castpd_ps(ra), _mm256_castpd_ps(rb), 0xdd)), 0xd8));
+    __m256i u = _mm256_castps_si256(_mm256_set_m128(fb, fa));
+    __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(r_high, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+    __m256i toward_zero = _mm256_srai_epi32(_mm256_xor_si256(_mm256_castps_si256(r_high), u), 31);
+    u = _mm256_add_epi32(u, _mm256_and_si256(inexact, toward_zero));
+    return _mm256_castsi256_ps(_mm256_or_si256(u, _mm256_and_si256(inexact, _mm256_set1_epi32(1))));
+}
+/* Rounded to odd where the float is normal (|v| >= 2**-126; below, rounded
+ * to nearest, which float16 and the float8s, whose smallest steps are far
  * above, round to 0 either way): the 29 bits a float32 drops are cleared,
  * and where any was set the float's last bit is set instead (the sticky
  * bit), so the conversion is exact. 13 instructions for 8 lanes, 2 of them
@@ -221,39 +254,6 @@ static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
 {
     _mm_storeu_si128((__m128i *)o,
                      _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-/* lanes where a or b is a NaN: one compare for two vectors */
-static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
-/* two float64 vectors -> one vector of float32's lane count, rounded to
- * nearest even */
-static inline fc_v_f32 fc_nearest_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
-{
-    return _mm256_set_m128(_mm256_cvtpd_ps(b), _mm256_cvtpd_ps(a));
-}
-/* The same rounded to odd (toward zero, the last bit set where inexact: see
- * csrc/convert.h, fc_double_to_float_odd). AVX2 has no rounding override:
- * rounded to nearest (f), and where that was inexact, stepped back toward
- * zero if it had been rounded away from it, then the last bit set. Both
- * come from the residual r = v - f (exact: Sterbenz), read from the high
- * half of its bits: its sign against f's gives the direction, and the half
- * is nonzero where r is (r is at least 2**-202 wherever f is not 0; where f
- * is 0, r below that leaves it 0, as every narrower format rounds it). 15
- * instructions for 8 lanes, 4 of them conversions (6 and 19 before, with r
- * read as a float32). A NaN comes out a NaN. */
-static inline fc_v_f32 fc_odd_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
-{
-    __m128 fa = _mm256_cvtpd_ps(a), fb = _mm256_cvtpd_ps(b);
-    __m256d ra = _mm256_sub_pd(a, _mm256_cvtps_pd(fa));
-    __m256d rb = _mm256_sub_pd(b, _mm256_cvtps_pd(fb));
-    /* shufps takes the high halves within 128-bit lanes (a0 a1 b0 b1 | a2 a3
-     * b2 b3), vpermpd puts them in f's order */
-    __m256 r_high = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(
-        _mm256_castpd_ps(ra), _mm256_castpd_ps(rb), 0xdd)), 0xd8));
-    __m256i u = _mm256_castps_si256(_mm256_set_m128(fb, fa));
-    __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(r_high, _mm256_setzero_ps(), _CMP_NEQ_UQ));
-    __m256i toward_zero = _mm256_srai_epi32(_mm256_xor_si256(_mm256_castps_si256(r_high), u), 31);
-    u = _mm256_add_epi32(u, _mm256_and_si256(inexact, toward_zero));
-    return _mm256_castsi256_ps(_mm256_or_si256(u, _mm256_and_si256(inexact, _mm256_set1_epi32(1))));
 }
 /* int64: no vpminsq/vpmaxsq before AVX-512; its groups are clipped as
  * their 32-bit halves (csrc/convert_vector.h, fc_group_s64_int) */
