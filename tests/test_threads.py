@@ -225,6 +225,33 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         _threads._apply()
 
 
+@pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
+                    reason="no helper threads of fastclip's own, or one CPU")
+def test_the_helpers_join_a_hot_loop_after_each_pause():
+    """A loop that pauses (here 30 ms, longer than the helpers' spin) and then
+    clips 24 times back to back: the helpers, asleep at its start, are woken
+    by its first calls and share the rest. When a woken helper (or the
+    caller) slept on the pool's lock or was woken onto the other's CPU, they
+    shared no chunk of any series after the sixth on a 2-vCPU VM
+    (csrc/parallel.h, fc_pool_lock and fc_pool_wake)."""
+    import time
+    fastclip.set_num_threads(2)
+    try:
+        a = np.random.default_rng(2).normal(size=1 << 18).astype(np.float32)
+        out = np.empty_like(a)
+        shared = []
+        for _ in range(12):
+            time.sleep(0.03)
+            before = _ufunc._pool_for_tests()[1]
+            for _ in range(24):
+                fastclip.clip(a, -0.5, 0.5, out=out)
+            shared.append(_ufunc._pool_for_tests()[1] - before)
+        assert sum(c > 0 for c in shared) >= 9, f"helper chunks a series: {shared}"
+        assert_same(out, np.clip(a, -0.5, 0.5))
+    finally:
+        _threads._apply()
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64", "bfloat16"])
 def test_results_larger_than_the_caches_are_streamed_correctly(dtype):
     """Out-of-place results of 16 MiB and more go out with streaming stores

@@ -118,15 +118,23 @@ IDLE_SIZES = (2**18, 2**20, 2**22, 2**24)
 IDLE_GAPS_MS = (0, 2, 20, 50)
 
 
-def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, progress=None):
+def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm=3,
+         settle_s=0.03, progress=None):
     """Large calls after idle time: float32 out=, a hot loop that does other
-    work (here a sleep of `gap` ms) between its clips. Each contender runs
-    series of `series` calls, the gap before each; the first call of a series
-    is not counted (it follows another contender's calls, not its own). The
-    contenders take turns series by series, in reversed order every other
-    turn, torch.clamp after them (its OpenMP workers spin for about 10 ms
-    after each call, on the cores fastclip's helpers would use). The figure is
-    the median of the counted calls of `repeats` series. Gap 0 is back to back."""
+    work (here a sleep of `gap` ms) between its clips. Gap 0 is back to back.
+    Each contender runs series of `series` calls, the gap before each, and
+    the contenders take turns series by series, in reversed order every other
+    turn, torch.clamp after them. The figure is the median of the counted
+    calls of `repeats` series.
+
+    Each series starts after a pause of `settle_s`, and its first `warm`
+    calls are not counted: threads another contender left spinning (torch's
+    OpenMP workers, fastclip's helpers, each spinning some milliseconds after
+    a call) would otherwise hold the core the next contender's threads need,
+    and a back-to-back row measured one library in the wake of another's
+    calls (in one run fastclip's 2**18 row came out at one thread's time
+    behind torch's series). The calls counted are a loop's own calls, its
+    threads woken by its first ones."""
     from fastclip import _threads
     all_threads = _threads._available_cpus()
     rng = np.random.default_rng(3)
@@ -136,13 +144,14 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, prog
     def run_series(f, gap):
         times = []
         getattr(f, "before_batch", lambda: None)()
+        time.sleep(settle_s)
         for _ in range(series):
             if gap:
                 time.sleep(gap / 1000)
             t0 = time.perf_counter()
             f()
             times.append(time.perf_counter() - t0)
-        return times[1:]
+        return times[warm:]
 
     try:
         for n in sizes:
