@@ -232,21 +232,29 @@ def test_the_helpers_join_a_hot_loop_after_each_pause():
     clips 24 times back to back: the helpers, asleep at its start, are woken
     by its first calls and share the rest. When a woken helper (or the
     caller) slept on the pool's lock or was woken onto the other's CPU, they
-    shared no chunk of any series after the sixth on a 2-vCPU VM
-    (csrc/parallel.h, fc_pool_lock and fc_pool_wake)."""
+    shared no chunk of any series after the seventh on a 2-vCPU VM, for the
+    rest of the process (csrc/parallel.h, fc_pool_lock and fc_pool_wake).
+    Up to three rounds of 12 series: a machine busy with other work (CI
+    builds beside the tests) leaves the helper no CPU in some series (8 of
+    12 seen), where the old pool, once stuck, failed every round."""
     import time
     fastclip.set_num_threads(2)
     try:
         a = np.random.default_rng(2).normal(size=1 << 18).astype(np.float32)
         out = np.empty_like(a)
-        shared = []
-        for _ in range(12):
-            time.sleep(0.03)
-            before = _ufunc._pool_for_tests()[1]
-            for _ in range(24):
-                fastclip.clip(a, -0.5, 0.5, out=out)
-            shared.append(_ufunc._pool_for_tests()[1] - before)
-        assert sum(c > 0 for c in shared) >= 9, f"helper chunks a series: {shared}"
+        rounds = []
+        for _ in range(3):
+            shared = []
+            for _ in range(12):
+                time.sleep(0.03)
+                before = _ufunc._pool_for_tests()[1]
+                for _ in range(24):
+                    fastclip.clip(a, -0.5, 0.5, out=out)
+                shared.append(_ufunc._pool_for_tests()[1] - before)
+            rounds.append(shared)
+            if sum(c > 0 for c in shared) >= 9:
+                break
+        assert sum(c > 0 for c in rounds[-1]) >= 9, f"helper chunks a series, each round: {rounds}"
         assert_same(out, np.clip(a, -0.5, 0.5))
     finally:
         _threads._apply()
