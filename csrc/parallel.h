@@ -226,6 +226,17 @@ static inline long fc_now_ns(void)
     return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+/* One step of a wait for another thread of the pool: a pause, and every
+ * 1024th step the core given up, since the thread waited for may have been
+ * preempted and need it. */
+static inline void fc_spin_step(int i)
+{
+    fc_cpu_relax();
+    if ((i & 1023) == 1023) {
+        sched_yield();
+    }
+}
+
 /* The pool's lock, taken spinning: it is only ever held for a few loads and
  * stores. A thread that slept on it (a futex wait) was woken on the CPU of
  * the thread that let it go (Linux's wake-up placement), and there waited
@@ -235,10 +246,7 @@ static inline long fc_now_ns(void)
 static void fc_pool_lock(void)
 {
     for (int i = 0; pthread_mutex_trylock(&fc_pool.lock) != 0; i++) {
-        fc_cpu_relax();
-        if ((i & 1023) == 1023) {
-            sched_yield();      /* the holder may have been preempted */
-        }
+        fc_spin_step(i);
     }
 }
 
@@ -497,19 +505,13 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     fc_job_work(&job, 0);
     /* every chunk is claimed; wait for the ones helpers are finishing */
     for (int i = 0; __atomic_load_n(&job.done, __ATOMIC_ACQUIRE) < total; i++) {
-        fc_cpu_relax();
-        if ((i & 1023) == 1023) {
-            sched_yield();      /* a helper preempted mid-chunk may need this core */
-        }
+        fc_spin_step(i);
     }
 
     fc_pool_lock();
     fc_pool.job = NULL;             /* no helper joins from here on */
     for (int i = 0; __atomic_load_n(&job.active, __ATOMIC_ACQUIRE); i++) {
-        fc_cpu_relax();             /* helpers that joined are leaving */
-        if ((i & 1023) == 1023) {
-            sched_yield();
-        }
+        fc_spin_step(i);            /* helpers that joined are leaving */
     }
     fc_pool_retire(started_ns, work_bytes >= FC_WAKE_AFTER_BYTES);
     pthread_mutex_unlock(&fc_pool.lock);
