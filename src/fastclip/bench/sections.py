@@ -19,7 +19,7 @@ from fastclip._config import config
 from fastclip._dtypes import DTYPES, numpy_dtype
 from fastclip.bench.cases import (CALL_N, SWEEP_DISTANCES, SWEEP_DTYPES, call_cases,
                                   convert_cases, label, make_case, row_named, sweep_case)
-from fastclip.bench.timing import time_interleaved, with_threads
+from fastclip.bench.timing import _before_batch, time_interleaved, with_threads
 
 
 def _say(progress, text):
@@ -143,7 +143,7 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
 
     def run_series(f, gap):
         times = []
-        getattr(f, "before_batch", lambda: None)()
+        _before_batch(f)()
         time.sleep(settle_s)
         for _ in range(series):
             if gap:
