@@ -13,6 +13,7 @@ from tests.arrays import typical_bounds, values
 from tests.reference import assert_same, reference_clip
 
 BLOCK = 1024     # src/fastclip/_kernels.pyx.in
+SPAN_BLOCK = 512    # csrc/strided_rows.h, FC_SPAN_BLOCK_BYTES
 SIZES = [BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7]
 STEPS = [1, 2, 3, -1, -2]
 DTYPES_ = [numpy_dtype(r) for r in DTYPES]
@@ -43,9 +44,12 @@ def test_long_strided_runs(dtype):
 def test_strided_rows(dtype, split):
     """Rows at a small stride, in place and into an out of the same strides,
     and every other element into a contiguous result (csrc/strided_rows.h's
-    masked vectors, under AVX-512): lengths around every lane count (8, 16,
-    32, 64 a vector), strides up to past the masked loop's limit, reversed;
-    the elements between and around the strided ones never written."""
+    masked vectors, under AVX-512; under AVX2 and NEON the 1- and 2-byte
+    rows' span clipped in blocks of SPAN_BLOCK bytes): lengths around every
+    lane count (8, 16, 32, 64 a vector) and one past a whole number of span
+    blocks (a last block shorter than a vector, which starts back over the
+    one before), strides up to past the masked loop's limit, reversed; the
+    elements between and around the strided ones never written."""
     rng = np.random.default_rng(31)
     lo, hi = typical_bounds(dtype)
     bounds = [(lo, hi), (hi, lo)] + ([(-0.0, 0.0), (0.0, -0.0)] if dtype.kind == "f" else [])
@@ -56,9 +60,16 @@ def test_strided_rows(dtype, split):
         _split_every_call(False)
 
 
+def _row_shapes(itemsize):
+    """(n, s, rows): the lengths, steps and row counts of test_strided_rows."""
+    for s, rows in itertools.product([1, 2, 3, 5, 8, 9, -1, -3, -8], [1, 3]):
+        for n in [1, 2, 7, 8, 15, 31, 33, 63, 64, 65, 129, 300,
+                  SPAN_BLOCK // (abs(s) * itemsize) + 1]:
+            yield n, s, rows
+
+
 def _check_strided_rows(dtype, rng, bounds):
-    for n, s, rows in itertools.product([1, 2, 7, 8, 15, 31, 33, 63, 64, 65, 129, 300],
-                                        [1, 2, 3, 5, 8, 9, -1, -3, -8], [1, 3]):
+    for n, s, rows in _row_shapes(dtype.itemsize):
         width = n * abs(s) + 3                          # each row: the view's span and 3 more
         base = values(dtype, rows * width, rng).reshape(rows, width)
         pick = (slice(None), slice(1, 1 + n * abs(s)))
