@@ -12,12 +12,15 @@
  * - AVX-512: every lane under a mask register, so each row is masked
  *   vectors over its span (every s-th lane at a phase that steps from vector
  *   to vector), nothing between or beyond the elements read or written;
- * - AVX2 and NEON (the vector layer's fc_vi): no byte-masked stores, so only
- *   rows that whole vectors cover: short contiguous rows (s = 1) of at least
- *   one vector, their last vector overlapping the one before (it writes the
- *   same values again), and x[..., ::2] with its last step's second vector
- *   read one element early and its odd lanes taken, so nothing past the
- *   row's last element is read. Other rows: 0, the caller's loops.
+ * - AVX2 and NEON (the vector layer's fc_vi): no byte-masked stores, so
+ *   whole vectors store only where they cover nothing but elements: short
+ *   contiguous rows (s = 1) of at least one vector, their last vector
+ *   overlapping the one before (it writes the same values again), and
+ *   x[..., ::2] with its last step's second vector read one element early
+ *   and its odd lanes taken, so nothing past the row's last element is
+ *   read. 1- and 2-byte rows at a stride of 2 to 8 elements are clipped
+ *   over their span into a buffer and copied out element by element
+ *   (fc_span_rows_vector). Other rows: 0, the caller's loops.
  *
  * The clip is NumPy's scalar-bounds rule: ints max then min; floats
  * max(lo, x), which is lo > x ? lo : x (x on a NaN or a tie), then min(hi, t).
