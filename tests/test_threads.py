@@ -110,6 +110,20 @@ def test_only_the_main_thread_splits():
         _threads._apply()
 
 
+@pytest.mark.thread_unsafe(reason="asserts which thread it runs on")
+def test_a_conversion_splits_from_a_quarter_of_the_bytes():
+    """A fused clip-and-convert does more work a byte than a clip: 256 KiB of
+    input splits it where a clip needs 1 MiB (docs/threads.rst)."""
+    KERNELS.configure_threads(2, 1 << 20, MAIN, _ufunc.thread_pool())
+    try:
+        if KERNELS.HAVE_OPENMP:
+            assert KERNELS.threads_for_conversion(1 << 18) == KERNELS.effective_threads() == 2
+            assert KERNELS.threads_for_bytes(1 << 18) == 1
+        assert KERNELS.threads_for_conversion((1 << 18) - 1) == 1
+    finally:
+        _threads._apply()
+
+
 def test_set_and_get_num_threads():
     before = fastclip.get_num_threads()
     try:

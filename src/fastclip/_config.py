@@ -27,6 +27,8 @@ def config():
         "threads_effective": _threads.effective_threads(),
         "openmp": _ufunc._kernels.HAVE_OPENMP,
         "parallel_min_bytes": _threads.PARALLEL_MIN_BYTES,
+        "convert_parallel_min_bytes": _threads.PARALLEL_MIN_BYTES
+        // _ufunc._kernels.CONVERT_WORK_PER_BYTE,
     }
 
 
@@ -51,7 +53,8 @@ def show_config():
     if c["openmp"]:
         print(f"threads: {c['threads']} (effective now {c['threads_effective']}: fastclip's "
               f"helper threads, capped by OpenMP's limit (threadpoolctl); calls from the "
-              f"main thread moving at least {c['parallel_min_bytes'] >> 20} MiB are split)")
+              f"main thread moving at least {c['parallel_min_bytes'] >> 20} MiB are split, "
+              f"into another dtype {c['convert_parallel_min_bytes'] >> 10} KiB)")
     else:
         print(f"threads: 1 (OpenMP no: built without it, every call runs on the calling "
               f"thread; set_num_threads({c['threads']}) is kept but has no effect)")
