@@ -7,6 +7,7 @@ convert_check.py runs all 2**32 float32 patterns). Run under each SIMD target
 by .ci/run (FASTCLIP_SIMD)."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -354,6 +355,35 @@ def test_float64_to_ml_dtypes_rounds_as_the_installed_cast(dst):
     assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
 
 
+def test_float64_to_bfloat16_through_the_sticky_bit_and_again():
+    """AVX2 rounds a float64 run into bfloat16 through a sticky bit
+    (csrc/simd/avx2.h), exact wherever the float32 is normal, and does the
+    run again rounding to odd everywhere if a value made a float32 subnormal
+    (the underflow flag). Halfway points of normal bfloat16s and doubles just
+    off them alone (the sticky pass stands), then with one value just above
+    a halfway point of bfloat16's subnormals at the start, the middle or the
+    end (rounded twice to nearest it would tie, and go down to even): the
+    installed cast's bits each time, and no warning."""
+    dst = ROWS["bfloat16"]
+    v = np.arange(0x0080, 0x7f80, dtype=np.uint16).view(dst).astype(np.float64)
+    mid = (v[:-1] + v[1:]) / 2
+    x = np.concatenate([mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf),
+                        mid * (1 + 2.0**-30), mid * (1 - 2.0**-30), v])
+    x = np.concatenate([x, -x])
+    lo, hi = finite_range(dst)
+    tiny = [(2 * k + 1) * 2.0**-134 + 2.0**-160 for k in (0, 5, 126)]
+    for p, t in [(None, None)] + [(p, t) for p in (0, len(x) // 2, len(x) - 1) for t in tiny]:
+        y = x.copy()
+        if p is not None:
+            y[p] = t if p % 2 == 0 else -t
+        o = np.empty(y.shape, dst)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert _ufunc._convert_for_tests(y, lo, hi, o, "unsafe"), p
+        assert_same(o, np.clip(y, lo, hi, out=np.empty(y.shape, dst), casting="unsafe"))
+
+
+FUSED = set(CONVERSIONS)
 FUSED = set(CONVERSIONS)
 UNFUSED = [(s, d) for s in DTYPES for d in DTYPES
            if s.char is not None and s != d and (s.name, d.name) not in FUSED]

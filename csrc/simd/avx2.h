@@ -249,6 +249,17 @@ static inline fc_v_f32 fc_odd_normal_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
     return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_castsi256_pd(ib)),
                            _mm256_cvtpd_ps(_mm256_castsi256_pd(ia)));
 }
+/* Whether fc_odd_normal_f32_f64x2 rounded any lane twice, read from the
+ * underflow flag: its conversion is exact wherever the float is normal or 0,
+ * and a float it makes subnormal (or rounds up to the smallest normal:
+ * SSE detects tininess before rounding) from a sticky double, which holds a
+ * bit below the subnormals' last, is inexact, and raises the flag. The
+ * vector loop of float64 -> bfloat16 (csrc/convert_vector.h) runs with it,
+ * 2 conversions for 8 lanes where fc_odd_f32_f64x2 takes 4 and its
+ * lane-crossing shuffle, and again with that where the flag went up. */
+#define FC_ODD_F32_CHECKED_BY_UNDERFLOW 1
+static inline void fc_underflow_clear(void) { _mm_setcsr(_mm_getcsr() & ~_MM_EXCEPT_UNDERFLOW); }
+static inline int fc_underflow_raised(void) { return (_mm_getcsr() & _MM_EXCEPT_UNDERFLOW) != 0; }
 /* float32 lanes -> float16 (F16C), to nearest even, stored at o */
 static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
 {
