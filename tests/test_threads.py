@@ -239,6 +239,24 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         _threads._apply()
 
 
+def _others_cpu_seconds():
+    """CPU seconds the machine has been busy, less this process's own: what
+    other processes used (Linux's /proc/stat; None where it is missing)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    busy = (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")   # less idle, iowait
+    t = os.times()
+    return busy - (t.user + t.system)
+
+
+#: a round counts only if other processes used less than this many CPUs on
+#: average while it ran: the helper needs the second CPU to join
+OTHERS_BUSY_CPUS = 0.25
+
+
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
                     reason="no helper threads of fastclip's own, or one CPU")
 def test_the_helpers_join_a_hot_loop_after_each_pause():
@@ -248,28 +266,37 @@ def test_the_helpers_join_a_hot_loop_after_each_pause():
     caller) slept on the pool's lock or was woken onto the other's CPU, they
     shared no chunk of any series after the seventh on a 2-vCPU VM, for the
     rest of the process (csrc/parallel.h, fc_pool_lock and fc_pool_wake).
-    Up to three rounds of 12 series: a machine busy with other work (CI
-    builds beside the tests) leaves the helper no CPU in some series (8 of
-    12 seen), where the old pool, once stuck, failed every round."""
+    Up to five rounds of 12 series, each counted only if other processes
+    left a CPU free while it ran (/proc/stat): beside builds (CI's step 1
+    runs the suite so) the helper found no CPU in some series, 7-8 of 12
+    shared, where the old pool, once stuck, failed every round on an idle
+    machine. With no quiet round the test skips; CI runs it again once
+    nothing else runs (.ci/run, step 5)."""
     import time
     fastclip.set_num_threads(2)
     try:
         a = np.random.default_rng(2).normal(size=1 << 18).astype(np.float32)
         out = np.empty_like(a)
-        rounds = []
-        for _ in range(3):
+        quiet, busy = [], []
+        for _ in range(5):
             shared = []
+            others, started = _others_cpu_seconds(), time.perf_counter()
             for _ in range(12):
                 time.sleep(0.03)
                 before = _ufunc._pool_for_tests()[1]
                 for _ in range(24):
                     fastclip.clip(a, -0.5, 0.5, out=out)
                 shared.append(_ufunc._pool_for_tests()[1] - before)
-            rounds.append(shared)
-            if sum(c > 0 for c in shared) >= 9:
+            load = (None if others is None else
+                    (_others_cpu_seconds() - others) / (time.perf_counter() - started))
+            (busy if load is not None and load > OTHERS_BUSY_CPUS else quiet).append(shared)
+            if quiet and sum(c > 0 for c in quiet[-1]) >= 9:
                 break
-        assert sum(c > 0 for c in rounds[-1]) >= 9, f"helper chunks a series, each round: {rounds}"
         assert_same(out, np.clip(a, -0.5, 0.5))
+        if not quiet:
+            pytest.skip(f"other processes kept a CPU busy in every round: {busy}")
+        assert max(sum(c > 0 for c in r) for r in quiet) >= 9, \
+            f"helper chunks a series, each quiet round: {quiet} (busy rounds: {busy})"
     finally:
         _threads._apply()
 
