@@ -256,7 +256,10 @@ static inline fc_v_f32 fc_odd_normal_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
  * bit below the subnormals' last, is inexact, and raises the flag. The
  * vector loop of float64 -> bfloat16 (csrc/convert_vector.h) runs with it,
  * 2 conversions for 8 lanes where fc_odd_f32_f64x2 takes 4 and its
- * lane-crossing shuffle, and again with that where the flag went up. */
+ * lane-crossing shuffle, and again with that where the flag went up.
+ * MXCSR read and written directly: fenv's feclearexcept goes through the
+ * x87 environment too (fnstenv/fldenv), which csrc/fpstatus.h avoids for the
+ * same reason, and only the SSE flag says anything here. */
 #define FC_ODD_F32_CHECKED_BY_UNDERFLOW 1
 static inline void fc_underflow_clear(void) { _mm_setcsr(_mm_getcsr() & ~_MM_EXCEPT_UNDERFLOW); }
 static inline int fc_underflow_raised(void) { return (_mm_getcsr() & _MM_EXCEPT_UNDERFLOW) != 0; }
