@@ -368,8 +368,7 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
                 and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out)):
             return NotImplemented
         return out if _widen_and_clip(a, out, wide_row, a_min, a_max) == 1 else NotImplemented
-    Py_INCREF(wide)
-    result = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>wide, 0)   # like np.clip's
+    result = _new_result(a, <cnp.dtype>wide)
     done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
     if done == 1:
         return result
@@ -425,9 +424,7 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
             # (whole, or buffered, or not at all for an empty x) decides
             # whether a signaling NaN in it warns
             return NotImplemented
-    Py_INCREF(wide)
-    result = PyArray_NewFromDescr(&PyArray_Type, <cnp.dtype>wide, nd, cnp.PyArray_DIMS(a),
-                                  NULL, NULL, 0, NULL)
+    result = _new_result(a, <cnp.dtype>wide)
     whole = <tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT else _WHOLE_FLOAT_RANGE
     if _widen_and_clip(a, <ndarray>result, wide_row, whole[0], whole[1]) != 1:
         return NotImplemented           # a signaling NaN: NumPy's cast reports it

@@ -29,6 +29,8 @@ def config():
         "parallel_min_bytes": _threads.PARALLEL_MIN_BYTES,
         "convert_parallel_min_bytes": _threads.PARALLEL_MIN_BYTES
         // _ufunc._kernels.CONVERT_WORK_PER_BYTE,
+        "reuse_cap_bytes": _ufunc.reuse_cap_bytes(),
+        "reuse_min_bytes": _ufunc.REUSE_MIN_BYTES,
     }
 
 
@@ -58,6 +60,12 @@ def show_config():
     else:
         print(f"threads: 1 (OpenMP no: built without it, every call runs on the calling "
               f"thread; set_num_threads({c['threads']}) is kept but has no effect)")
+    if c["reuse_cap_bytes"]:
+        print(f"new results of {c['reuse_min_bytes'] >> 20} MiB and more: reuse the blocks freed "
+              f"results left, up to {c['reuse_cap_bytes'] >> 20} MiB kept "
+              f"(FASTCLIP_REUSE_MIB)")
+    else:
+        print("new results: fresh memory each time (FASTCLIP_REUSE_MIB=0)")
     routes = {"once": "fused, rounded once as ml_dtypes casts",
               "via_float32": "fused, rounded through float32 as ml_dtypes casts",
               None: "NumPy's clip, then ml_dtypes' cast (no fused loop rounds as it does)"}

@@ -2,6 +2,66 @@
 # layout (csrc/walk.h), with scalar, array or where= operands.
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
+#: the bytes of freed results kept for reuse when FASTCLIP_REUSE_MIB is unset
+#: (csrc/result_blocks.h): a 4K float64 image's result (66 MB) three times over
+REUSE_DEFAULT_MIB = 256
+
+
+def _reuse_bytes_from_env():
+    env = os.environ.get("FASTCLIP_REUSE_MIB", "").strip()
+    if not env:
+        return REUSE_DEFAULT_MIB << 20
+    try:
+        mib = int(env)
+    except ValueError:
+        mib = -1
+    if mib < 0:
+        raise ValueError(f"FASTCLIP_REUSE_MIB={env!r}: expected a whole number of MiB, "
+                         f"0 or more (0: no reuse)")
+    return mib << 20
+
+
+fc_blocks_init(_reuse_bytes_from_env())
+REUSE_MIN_BYTES = FC_BLOCK_MIN_BYTES
+
+
+def set_reuse_bytes(npy_intp nbytes):
+    """Keep up to nbytes of freed results for reuse (0: none); every block
+    kept now is given back first."""
+    if nbytes < 0:
+        raise ValueError(f"set_reuse_bytes: expected 0 or more, got {nbytes}")
+    fc_blocks_set_cap(<size_t>nbytes)
+
+
+def reuse_cap_bytes():
+    """The bytes of freed results kept at most (0: reuse is off)."""
+    return fc_blocks_cap_bytes()
+
+
+def reused_blocks():
+    """(blocks kept, their bytes, results that took a kept block so far)."""
+    cdef npy_intp count, nbytes, hits
+    fc_blocks_stats(&count, &nbytes, &hits)
+    return count, nbytes, hits
+
+
+cdef object _new_result(ndarray a, cnp.dtype descr):
+    """A new array for a's result, of type descr, laid out as np.clip lays
+    out its own (C order for a C-contiguous a, else a's memory order, NumPy's
+    K); from a block a freed result left when it is 1 MiB or more
+    (csrc/result_blocks.h)."""
+    cdef void *previous = fc_blocks_begin(cnp.PyArray_SIZE(a) * descr.itemsize)
+    try:
+        Py_INCREF(descr)        # both steal a reference
+        if cnp.PyArray_IS_C_CONTIGUOUS(a):
+            # without NewLikeArray's stride sorting
+            return PyArray_NewFromDescr(&PyArray_Type, descr, cnp.PyArray_NDIM(a),
+                                        cnp.PyArray_DIMS(a), NULL, NULL, 0, NULL)
+        return PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>descr, 0)
+    finally:
+        fc_blocks_end(previous)
+
+
 cdef void _extent(ndarray a, char **first, char **last) noexcept:
     """The lowest byte a's elements occupy, and one past the highest."""
     cdef int k
@@ -306,14 +366,7 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
                     _prefers_numpy(&plan, row, descr.itemsize) or
                     (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
                 return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
-        if cnp.PyArray_IS_C_CONTIGUOUS(a):
-            # the common case, without NewLikeArray's stride sorting
-            Py_INCREF(descr)
-            res = PyArray_NewFromDescr(&PyArray_Type, descr, cnp.PyArray_NDIM(a),
-                                       cnp.PyArray_DIMS(a), NULL, NULL, 0, NULL)
-        else:
-            # np.clip's result keeps a's memory order (NumPy's K order)
-            res = PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, NULL, 0)
+        res = _new_result(a, descr)
     else:
         res = <ndarray>out          # an ndarray of a's dtype (checked above)
         if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
@@ -348,8 +401,10 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         steps[0] = cnp.PyArray_STRIDE(a, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
         steps[1] = steps[2] = 0
         steps[3] = cnp.PyArray_STRIDE(res, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
-        # a new result is written without streaming stores (stream.h says why)
-        fresh = FC_FRESH_OUTPUT if out is None else NULL
+        # a new result is written without streaming stores (stream.h says
+        # why), unless it took a kept block (whose pages the loop probes)
+        fresh = (FC_FRESH_OUTPUT if out is None and size * descr.itemsize < FC_BLOCK_MIN_BYTES
+                 else NULL)
         if size < GIL_RELEASE_THRESHOLD:
             LOOPS[row](args, &size, steps, fresh)
         else:

@@ -84,6 +84,15 @@ cdef extern from "walk.h":
 cdef extern from "stream.h":
     void *FC_FRESH_OUTPUT
 
+cdef extern from "result_blocks.h":
+    npy_intp FC_BLOCK_MIN_BYTES
+    int fc_blocks_init(size_t cap) except -1
+    void fc_blocks_set_cap(size_t cap) noexcept
+    size_t fc_blocks_cap_bytes() noexcept
+    void fc_blocks_stats(npy_intp *count, npy_intp *nbytes, npy_intp *hits) noexcept
+    void *fc_blocks_begin(npy_intp nbytes) noexcept
+    void fc_blocks_end(void *previous) noexcept
+
 cdef extern from "ufunc_helpers.h":
     void fc_copy_type_resolver(object dst, object src)
 
