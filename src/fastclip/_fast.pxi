@@ -3,8 +3,9 @@
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
 #: the bytes of freed results kept for reuse when FASTCLIP_REUSE_MIB is unset
-#: (csrc/result_blocks.h): a 4K float64 image's result (66 MB) three times over
-REUSE_DEFAULT_MIB = 256
+#: (csrc/result_blocks.h): a 4K float64 image's result (66 MB) and then some,
+#: twice what glibc keeps of its heap's free top (64 MiB at most)
+REUSE_DEFAULT_MIB = 128
 
 
 def _reuse_bytes_from_env():

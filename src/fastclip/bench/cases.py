@@ -215,9 +215,11 @@ FRESH_N = 2**24
 
 
 def _fresh_memory_cases(dtype, rng):
-    """Results in memory never touched before (a new result, out=np.empty of
-    64 MiB, which malloc takes from mmap): page faults, not the loop, set the
-    pace, and streaming stores would lose (csrc/stream.h)."""
+    """Results in memory never touched before (np.clip's new result, and
+    out=np.empty of 64 MiB, which malloc takes from mmap): page faults, not
+    the loop, set the pace, and streaming stores would lose (csrc/stream.h).
+    fastclip's new result takes the block its last one left
+    (csrc/result_blocks.h), as it does in a user's loop."""
     lo, hi = bounds(dtype)
     x = data(dtype, FRESH_N, rng)
     yield ("2**24, new result", {"fastclip": lambda: fastclip.clip(x, lo, hi),
