@@ -91,7 +91,7 @@ def test_bounds_product_covers_pairs():
 # where= into a given out (the masked kernel of the fast path)
 
 from fastclip._dtypes import DTYPES, numpy_dtype  # noqa: E402
-from tests.arrays import typical_bounds, values  # noqa: E402
+from tests.arrays import KERNEL_DTYPES, typical_bounds, values  # noqa: E402
 from fastclip import _ufunc  # noqa: E402
 from tests.reference import assert_same, is_ml_float  # noqa: E402
 
@@ -485,6 +485,24 @@ def test_array_bounds_nan_payloads_and_zeros():
             assert_same(fastclip.clip(a, lo, hi), expected)
             assert_same(fastclip.clip(np.asfortranarray(a), lo, hi),
                         reference_clip(np.asfortranarray(a), lo, hi))
+
+
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=str)
+def test_cols_bounds_on_rows_around_each_pass_size(dtype):
+    """(cols,) bounds, and a scalar beside them, on rows of every length
+    around the sizes at which the rows' bounds are repeated into buffers (4
+    KiB of a bound, at most 2048 elements: two rows of 256 float64 fit, 257
+    do not) and 7 rows, so that the last pass is short: the reference's bits
+    (np.clip's; for bfloat16 and float8, kept in their dtype)."""
+    rng = np.random.default_rng(dtype.itemsize)
+    lo_v, hi_v = typical_bounds(dtype)
+    for cols in (255, 256, 257, 511, 512, 513, 683, 1023, 1024, 1025, 2047, 2048, 2049):
+        x = values(dtype, 7 * cols, rng).reshape(7, cols)
+        with np.errstate(all="ignore"):
+            lo = np.where(rng.random(cols) < 0.5, lo_v, lo_v + 1).astype(dtype)
+            hi = np.where(rng.random(cols) < 0.5, hi_v, hi_v - 3).astype(dtype)
+        for a_lo, a_hi in ((lo, hi), (lo[:1].reshape(()), hi), (lo, hi[:1].reshape(()))):
+            assert_same(fastclip.clip(x, a_lo, a_hi), reference_clip(x, a_lo, a_hi))
 
 
 REPEATING_SHAPES = [(1000, 100), (3, 5000), (2, 8192), (1, 20000), (200, 17), (8193, 1), (16, 8, 33)]
