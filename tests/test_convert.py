@@ -96,6 +96,21 @@ def signaling_nan(dtype):
     return np.array(q & ~(q & -q) | 1, u).view(dtype)
 
 
+def payload_nans(dtype):
+    """Quiet NaNs of a float dtype (either sign) with payloads in the bits a
+    float32 keeps (a float64's top 23 significand bits): some set the low
+    half of a float8 loop's float32 sum to what, were the NaN not made
+    infinity first, would read as a float8 code (csrc/convert_vector.h,
+    FC_FLOAT8_GROUP); all payload bits set too."""
+    u = np.dtype(f"u{dtype.itemsize}")
+    q = int(np.array(np.nan, dtype).view(u))
+    keep = 29 if dtype.itemsize == 8 else 0      # float64 -> float32 keeps the top bits
+    payloads = [0xf810, 0xfc10, 0x0101, (1 << 22) - 1]
+    sign = 1 << (8 * dtype.itemsize - 1)
+    bits = {(q | p << keep) & (sign - 1) for p in payloads} - {q}
+    return [np.array(b | s, u).view(dtype) for b in sorted(bits) for s in (0, sign)]
+
+
 def both(x, lo, hi, dst, casting="unsafe", out_shape=None):
     """fastclip and NumPy into fresh outs of dst filled with garbage."""
     shape = x.shape if out_shape is None else out_shape
@@ -152,7 +167,7 @@ def test_one_nan_anywhere_is_seen(src, dst):
     o = np.empty(clean.shape, dst)
     assert _ufunc._convert_for_tests(clean, lo, hi, o, "unsafe")
     for p in range(128):
-        for nan in (np.nan, -np.nan, signaling_nan(src)):
+        for nan in [np.nan, -np.nan, signaling_nan(src)] + payload_nans(src):
             x = clean.copy()
             x[p] = nan
             assert not _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), (p, nan)
