@@ -65,6 +65,17 @@ cdef enum:
 cdef double EXACT_INT_LIMIT = 9007199254740992.0
 
 
+cdef inline void _numpy_scalar_value(object v, void *buf, int itemsize) noexcept:
+    """The value of a NumPy scalar of a built-in numeric type (an exact
+    np.float32, np.int64, ...: not an ml_dtypes one) into buf. Such a scalar
+    is its object header and then its value (numpy/arrayscalars.h:
+    PyObject_HEAD, then obval; np.float64's layout is Python float's).
+    PyArray_ScalarAsCtype looks the scalar's dtype up first: a float32 (1,)
+    array with np.float32 bounds took 173 ns against 120 ns with Python
+    floats, 117-121 ns with this (AMD Zen 5, minimum of 5 x 50000 calls)."""
+    memcpy(buf, <char *><PyObject *>v + sizeof(PyObject), itemsize)
+
+
 cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     """Write bound v as the C value of table row `row` into buf.
 
@@ -85,7 +96,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     cdef type tv = type(v)
     if tv is ROW_SCALAR_TYPE[row]:
         if not ROW_ML[row]:
-            cnp.PyArray_ScalarAsCtype(v, buf)
+            _numpy_scalar_value(v, buf, ROW_ITEMSIZE[row])
             return True
         # PyArray_ScalarAsCtype does not read ml_dtypes scalars; one goes
         # through float exactly, except NaN payloads (left to the ufunc).

@@ -39,7 +39,7 @@ cdef object _scalar(object a, object a_min, object a_max):
         row = SCALAR_ROWS.get(ta, -1)
         if row < 0:
             return NotImplemented
-        cnp.PyArray_ScalarAsCtype(a, &x_buf)
+        _numpy_scalar_value(a, &x_buf, ROW_ITEMSIZE[row])
     if not _bound_to_c(row, a_min, &lo_buf) or not _bound_to_c(row, a_max, &hi_buf):
         return NotImplemented
     args[0] = <char *>&x_buf

@@ -29,7 +29,7 @@ from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.string cimport memcpy
 from libc.math cimport copysign
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, PyObject
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
