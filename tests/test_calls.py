@@ -505,6 +505,49 @@ def test_cols_bounds_on_rows_around_each_pass_size(dtype):
             assert_same(fastclip.clip(x, a_lo, a_hi), reference_clip(x, a_lo, a_hi))
 
 
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=str)
+def test_one_element_array_bounds(dtype):
+    """Array bounds of one element (0-d, (1,), (1, 1)), which the fast path
+    takes as scalar bounds, against x of one element and of many, contiguous
+    in both orders and strided, with zeros of both signs and NaNs in x and
+    in the bounds: the reference's bits (np.clip's; bfloat16 and float8 kept
+    in their dtype), into a new array and into out=."""
+    rng = np.random.default_rng(21)
+    lo_v, hi_v = typical_bounds(dtype)
+    pairs = [(lo_v, hi_v), (hi_v, lo_v)]
+    if dtype.kind in "fV":
+        pairs += [(-0.0, 0.0), (0.0, -0.0), (np.nan, hi_v), (lo_v, np.nan)]
+    base = values(dtype, 120, rng)
+    xs = [base[:1], base[:1].reshape(1, 1), base[:7], base[:12].reshape(3, 4),
+          np.asfortranarray(base[:12].reshape(3, 4)), base[::3][:20]]
+    for lo_n, hi_n in pairs:
+        with np.errstate(all="ignore"):
+            lo1, hi1 = np.array(lo_n).astype(dtype), np.array(hi_n).astype(dtype)
+        for x in xs:
+            for shape in [(), (1,), (1, 1)][:x.ndim + 1]:
+                a_lo, a_hi = lo1.reshape(shape), hi1.reshape(shape)
+                for bounds in ((a_lo, a_hi), (a_lo, hi1.reshape(())[()]), (lo_n, a_hi)):
+                    expected = reference_clip(x, *bounds)
+                    assert_same(fastclip.clip(x, *bounds), expected)
+                    out = np.zeros_like(x, order="K")
+                    if out.dtype == expected.dtype:
+                        assert fastclip.clip(x, *bounds, out=out) is out
+                        assert_same(out, np.asarray(expected).reshape(out.shape))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8], ids=str)
+def test_one_element_bound_inside_out(dtype):
+    """A one-element bound that is a view of out: NumPy copies an input that
+    overlaps out before its loop, so every element is clipped to the bound's
+    value from before the call, as the fast path reads it."""
+    x = np.arange(-5, 15).astype(dtype) if dtype != np.uint8 else np.arange(20).astype(dtype)
+    for at in (0, 7, 19):
+        out, out_np = np.full(20, 9, dtype), np.full(20, 9, dtype)
+        assert fastclip.clip(x, out[at:at + 1], 12, out=out) is out
+        numpy_clip(x, out_np[at:at + 1], 12, out=out_np)
+        assert_same(out, out_np)
+
+
 REPEATING_SHAPES = [(1000, 100), (3, 5000), (2, 8192), (1, 20000), (200, 17), (8193, 1), (16, 8, 33)]
 SMALL_FLOATS = [np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2]
 
