@@ -225,6 +225,13 @@ FC_BFLOAT16_FROM_DOUBLE(sticky)
         }                                                                      \
         return i;                                                              \
     }
+/* four vectors of 32-bit lanes into bytes with signed saturation, left in
+ * the packs' lane order (fc_pack4_order puts it right) */
+static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    return fc_packs_s16_s8_unordered(fc_packs_s32_s16_unordered(a, b),
+                                     fc_packs_s32_s16_unordered(c, d));
+}
 /* float32 and float64 -> a float8: four groups' codes (times w) packed to
  * 16 bits, shifted down to the codes and packed into bytes, and their
  * clipped bits packed with signed saturation, which keeps each lane's sign

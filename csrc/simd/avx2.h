@@ -301,19 +301,9 @@ static inline fc_v_u8 fc_pack4_order(__m256i v)
 {
     return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
-static inline fc_v_u16 fc_packs_s32_s16_unordered(fc_v_u32 a, fc_v_u32 b)
-{
-    return _mm256_packs_epi32(a, b);
-}
-static inline fc_v_u8 fc_packs_s16_s8_unordered(fc_v_u16 a, fc_v_u16 b)
-{
-    return _mm256_packs_epi16(a, b);
-}
-static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
-{
-    return fc_packs_s16_s8_unordered(fc_packs_s32_s16_unordered(a, b),
-                                     fc_packs_s32_s16_unordered(c, d));
-}
+/* signed saturating packs, in the packs' lane order */
+#define fc_packs_s32_s16_unordered(a, b) _mm256_packs_epi32((a), (b))
+#define fc_packs_s16_s8_unordered(a, b) _mm256_packs_epi16((a), (b))
 #define fc_srai_u16(v, k) _mm256_srai_epi16((v), (k))
 /* each 32-bit lane's two signed 16-bit halves times w's, summed (vpmaddwd) */
 static inline fc_v_u32 fc_madd_s16(fc_v_u32 a, fc_v_u32 w) { return _mm256_madd_epi16(a, w); }
@@ -323,7 +313,7 @@ static inline fc_v_u8 fc_pack4_u32_u8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u
 }
 static inline fc_v_u8 fc_pack4_s32_s8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
 {
-    return fc_pack4_order(fc_pack4_s32_s8_unordered(a, b, c, d));
+    return fc_pack4_order(_mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d)));
 }
 static inline fc_v_u16 fc_pack2_u32_u16(fc_v_u32 a, fc_v_u32 b)
 {
