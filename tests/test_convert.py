@@ -36,6 +36,11 @@ def sources(src, rng):
         info = np.iinfo(src)
         edges = [info.min, info.min + 1, -129, -128, -127, -1, 0, 1, 127, 128, 255, 256,
                  32767, 32768, 65535, 65536, info.max - 1, info.max]
+        # float32 ties and values just past them: int64 -> float32 rounds once
+        # (C's cast, NumPy's); by way of float64 2**62 + 2**38 + 1 would land
+        # on the tie and round down to even
+        edges += [v for t in (2**24 + 1, 2**24 + 3, 2**62 + 2**38, 2**62 + 2**38 + 1)
+                  for v in (t, -t) if info.min <= v <= info.max]
         return np.concatenate([np.array(edges, src),
                                rng.integers(info.min, info.max, 20000, dtype=src),
                                rng.integers(-70000, 70000, 20000).astype(src)])
