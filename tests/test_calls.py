@@ -635,3 +635,70 @@ def test_broadcast_bounds_take_numpys_loop(shape):
                 out = np.empty(shape, np.float32, order=order)
                 fastclip.clip(a, lo, hi, out=out)
                 assert_same(out, np.asarray(reference_clip(a, lo, hi), order=order))
+
+
+# ---------------------------------------------------------------------------
+# NumPy scalar bounds of another type, which NumPy promotes to x's own loop
+
+SCALAR_CODES = "bBhHiIlLqQefd"
+PROMOTION_TARGETS = [np.dtype(c) for c in "bBhHiIlLqQfd"]
+
+
+def _edge_scalars(code):
+    """Values of a NumPy scalar type where a conversion could go wrong: the
+    type's ends, zeros of both signs, NaN, infinities, and for the wide ones
+    values that round when converted (2**53 + 1 into float64)."""
+    t = np.dtype(code).type
+    if np.dtype(code).kind in "iu":
+        info = np.iinfo(code)
+        vals = {info.min, info.max, 0, 1, info.max // 2, info.min // 2}
+        vals |= {v for v in (-1, 2**24 + 1, 2**53 + 1, -(2**53 + 1), 2**63 - 1 - 2**9)
+                 if info.min <= v <= info.max}
+        return [t(v) for v in sorted(vals)]
+    with np.errstate(over="ignore"):
+        return [t(v) for v in (0.0, -0.0, 1.5, -2.25, NAN, float("inf"), -float("inf"),
+                               float(np.finfo(code).max), float(np.finfo(code).tiny))]
+
+
+def _promotes_to_own_loop(x_dtype, code):
+    """NumPy's own answer: a bound of this scalar type leaves x's loop (its
+    type number) and casts into it safely."""
+    r = numpy_clip(np.zeros(2, x_dtype), np.dtype(code).type(0), np.dtype(code).type(1))
+    return r.dtype.num == x_dtype.num and np.can_cast(np.dtype(code), x_dtype, "safe")
+
+
+@pytest.mark.parametrize("dtype", PROMOTION_TARGETS, ids=str)
+def test_promoted_scalar_bounds(dtype):
+    """np.float32 bounds on a float64 array, np.int16 on int32, ...: fastclip
+    takes them on the fast path as their values in x's type, with np.clip's
+    dtype and bits (new results, out= of x's dtype and of float64, 0-d and
+    NumPy scalar x, C/F/strided layouts); a bound NumPy promotes further
+    (np.float64 on float32) is left to the wider loop or to NumPy."""
+    rng = np.random.default_rng(31)
+    x = values(dtype, 3000, rng)
+    layouts = [x, x[::3], x[:1], x[:0], x[:2400].reshape(40, 60).T, x.reshape(60, 50)[:, 5:45]]
+    taken = 0
+    for code in SCALAR_CODES:
+        if np.dtype(code) == dtype and np.dtype(code).char == dtype.char:
+            continue
+        edges = _edge_scalars(code)
+        pairs = [(lo, hi) for lo in edges for hi in edges][::7] + [(edges[0], edges[-1])]
+        own = _promotes_to_own_loop(dtype, code)
+        for lo, hi in pairs:
+            for a in layouts:
+                assert_same_outcome(outcome(lambda: fastclip.clip(a, lo, hi)),
+                                    outcome(lambda: numpy_clip(a, lo, hi)))
+                for odt in (dtype, np.dtype(np.float64)):
+                    got = outcome(lambda: (fastclip.clip(a, lo, hi, out=(o := np.zeros(a.shape, odt))), o, a))
+                    exp = outcome(lambda: (numpy_clip(a, lo, hi, out=(o := np.zeros(a.shape, odt))), o, a))
+                    assert_same_outcome(got, exp, with_out=True)
+            s = dtype.type(x[0])
+            assert_same_outcome(outcome(lambda: fastclip.clip(s, lo, hi)),
+                                outcome(lambda: numpy_clip(s, lo, hi)))
+            # the fast path took it: every promoted bound that is not a NaN
+            if own and lo == lo and hi == hi:
+                assert _ufunc._fast_for_tests(x, lo, hi) is not NotImplemented, (code, lo, hi)
+                assert _ufunc._scalar_for_tests(s, lo, hi) is not NotImplemented, (code, lo, hi)
+                taken += 1
+    if dtype.itemsize > 1:          # nothing promotes to int8 or uint8 but themselves
+        assert taken, "no promoted bound type was taken"

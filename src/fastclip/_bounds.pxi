@@ -49,6 +49,25 @@ for _i, _row in enumerate(DTYPES):
     if _dt.kind in "iu":
         INT_MIN[_i] = np.iinfo(_dt).min
         INT_MAX[_i] = min(int(np.iinfo(_dt).max), 2**63 - 1)
+#: PROMOTED_SCALAR[row][src]: a NumPy scalar of row src (np.float32,
+#: np.int16, ...) bounding an array of row `row` leaves np.clip's loop that
+#: row's own (its type number: an np.longlong bound on an np.int64 array makes
+#: NumPy's result np.longlong) and casts into it safely, so exactly: np.float32
+#: or np.int32 on float64, np.float16 or np.int16 on float32, np.int8 on
+#: int32. The fast path takes such a bound as its value in row's type (a
+#: Python number x is an array to np.clip, np.asarray's: float64 or int64).
+cdef bint PROMOTED_SCALAR[32][32]
+#: NumPy scalar type -> row, for the scalar path; not the ml_dtypes formats,
+#: whose scalars NumPy computes in float32 (only their arrays stay: docs/semantics.rst)
+cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if not ROW_ML[k]}
+for _i, _dt in enumerate(ROW_DTYPES):
+    for _j, _st in enumerate(ROW_DTYPES):
+        PROMOTED_SCALAR[_i][_j] = (
+            _i != _j and ROW_KIND[_i] in (KIND_INT, KIND_FLOAT)
+            and ROW_KIND[_j] in (KIND_INT, KIND_FLOAT, KIND_HALF)
+            and bool(np.can_cast(_st, _dt, "safe"))
+            and _umath.clip(np.zeros(1, _dt), _st.type(0), _st.type(1)).dtype.num == _dt.num)
+
 #: per integer row, its exact range as Python ints (None for the others)
 cdef tuple ROW_INT_RANGE = tuple(
     (int(np.iinfo(dt).min), int(np.iinfo(dt).max)) if dt.kind in "iu" else None
@@ -105,7 +124,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
             return False
     elif kind == KIND_INT:
         if tv is not int:
-            return False
+            return _promoted_scalar_to_c(row, v, buf)
         ll = PyLong_AsLongLongAndOverflow(v, &overflow)
         if overflow:
             if overflow < 0 or ROW_SIGNED[row] or ROW_ITEMSIZE[row] != 8:
@@ -131,7 +150,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
             return False
         d = <double>ll
     else:
-        return False
+        return _promoted_scalar_to_c(row, v, buf)
     if kind == KIND_FLOAT:
         if ROW_ITEMSIZE[row] == 8:
             memcpy(buf, &d, 8)
@@ -155,6 +174,47 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     if overflow:
         return False
     memcpy(buf, &bits, 2)
+    return True
+
+
+cdef bint _promoted_scalar_to_c(int row, object v, void *buf) except -1:
+    """A NumPy scalar of another row that np.clip promotes to this row's loop
+    and casts exactly (PROMOTED_SCALAR), as this row's C value in buf; False
+    for anything else, and for a NaN (its cast's flags are NumPy's to raise:
+    a signaling one warns)."""
+    cdef int src = SCALAR_ROWS.get(type(v), -1)
+    cdef unsigned long long bits = 0
+    cdef long long ll
+    cdef double d
+    cdef float f
+    if src < 0 or not PROMOTED_SCALAR[row][src]:
+        return False
+    if ROW_KIND[src] == KIND_INT:
+        _numpy_scalar_value(v, &bits, ROW_ITEMSIZE[src])
+        if ROW_SIGNED[src]:
+            # sign-extend the value of its size (x86-64 and aarch64 are little-endian)
+            ll = <long long>(bits << (64 - 8 * ROW_ITEMSIZE[src])) >> (64 - 8 * ROW_ITEMSIZE[src])
+            d = <double>ll
+        else:
+            ll = <long long>bits        # below 2**63 where an integer row takes it (a safe cast)
+            d = <double>bits
+        if ROW_KIND[row] == KIND_INT:
+            if ROW_SIGNED[row]:
+                _store_int(row, ll, buf)
+            else:
+                _store_uint(row, bits, buf)
+            return True
+        # into a float row: exact, or (int64, uint64 into float64, which
+        # NumPy calls safe) rounded to nearest by C's conversion, as NumPy's
+    else:
+        d = float(v)                    # float16 or float32: exact
+        if d != d:
+            return False
+    if ROW_ITEMSIZE[row] == 8:
+        memcpy(buf, &d, 8)
+    else:
+        f = <float>d
+        memcpy(buf, &f, 4)
     return True
 
 

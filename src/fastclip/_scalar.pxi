@@ -5,9 +5,6 @@
 #: 'q' on Windows) and a Python float (float64)
 cdef int PY_INT_ROW = ROW_BY_TYPENUM[np.dtype(int).num]
 cdef int PY_FLOAT_ROW = ROW_BY_TYPENUM[np.dtype(float).num]
-#: NumPy scalar type -> row, for the scalar path; not the ml_dtypes formats,
-#: whose scalars NumPy computes in float32 (only their arrays stay: docs/semantics.rst)
-cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if not ROW_ML[k]}
 
 
 cdef object _scalar(object a, object a_min, object a_max):

@@ -236,6 +236,12 @@ def _convert_for_tests(a, a_min, a_max, out, casting="same_kind"):
     return _convert(a, a_min, a_max, out, casting) is out
 
 
+def _fast_for_tests(a, a_min, a_max, out=None):
+    """The fast path alone for an ndarray a: its result, or NotImplemented
+    where the call would go another way (tests check which calls it takes)."""
+    return _fast(a, a_min, a_max, out)
+
+
 def _scalar_for_tests(a, a_min, a_max):
     """The scalar path alone (tests/test_calls.py checks which calls it takes)."""
     return _scalar(a, a_min, a_max)
