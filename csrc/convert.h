@@ -83,6 +83,39 @@ static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
     }
 }
 
+/* Two loops chained through a buffer that stays in L1: a widening loop (x
+ * cast into the wide type and clipped there, csrc/widen.h) and a fused
+ * conversion from the wide type into out's (which clips again by the same
+ * bounds, changing nothing), FC_CHAIN_BLOCK elements at a time. That is
+ * np.clip with a loop wider than x and an out of a third dtype (a uint8
+ * image with Python float bounds into float32: NumPy clips in float64 and
+ * casts), in one pass over memory. */
+#define FC_CHAIN_BLOCK 1024
+
+typedef struct {
+    const fc_convert_entry_t *widen, *convert;
+    const char *x;
+    char *out;
+    const void *lo, *hi;      /* in the wide type, for both loops */
+    int nan;
+} fc_chain_job_t;
+
+static void fc_chain_range(void *ctx, npy_intp first, npy_intp last)
+{
+    fc_chain_job_t *j = (fc_chain_job_t *)ctx;
+    double buf[FC_CHAIN_BLOCK];     /* a wide element is at most 8 bytes */
+    for (npy_intp i = first; i < last; i += FC_CHAIN_BLOCK) {
+        npy_intp m = last - i < FC_CHAIN_BLOCK ? last - i : FC_CHAIN_BLOCK;
+        int nan = j->widen->convert(j->x + i * j->widen->src_size, (char *)buf, m,
+                                    j->lo, j->hi);
+        nan |= j->convert->convert((const char *)buf, j->out + i * j->convert->dst_size, m,
+                                   j->lo, j->hi);
+        if (nan) {
+            j->nan = 1;
+        }
+    }
+}
+
 /* the scalar-bounds clip step of src/fastclip/_kernels.pyx.in (and NumPy's loop):
  * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)

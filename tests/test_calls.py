@@ -702,3 +702,68 @@ def test_promoted_scalar_bounds(dtype):
                 taken += 1
     if dtype.itemsize > 1:          # nothing promotes to int8 or uint8 but themselves
         assert taken, "no promoted bound type was taken"
+
+
+CHAIN_SOURCES = [np.dtype(c) for c in "bBhHiIlLef"]
+CHAIN_OUTS = [np.dtype(c) for c in "fdhbBi"] + [np.dtype(ml_dtypes.bfloat16),
+                                                  np.dtype(ml_dtypes.float8_e4m3fn)]
+
+
+@pytest.mark.parametrize("dtype", CHAIN_SOURCES, ids=str)
+def test_wider_loops_into_a_third_dtype(dtype):
+    """A loop wider than x with an out of a third dtype (a uint8 image with
+    Python float bounds into float32: NumPy clips in float64, then casts):
+    x's widening loop chained with the wide type's conversion through an L1
+    buffer (csrc/convert.h, fc_chain_range). NumPy's bits, warnings and
+    exceptions for every source pattern of the 8- and 16-bit types, bounds
+    of several kinds, castings, layouts; the chain shown taken where it
+    should be; a signaling NaN in x goes NumPy's way."""
+    rng = np.random.default_rng(23)
+    if dtype.itemsize <= 2:
+        x = np.arange(2 ** (8 * dtype.itemsize), dtype=np.uint64).astype(
+            f"u{dtype.itemsize}").view(dtype)
+    else:
+        x = values(dtype, 5000, rng)
+    bounds = [(-3.25, 100.5), (0.5, 255.0), (7, 2**40), (np.float64(-1.5), np.float64(1e4)),
+              (np.int64(-5), np.int64(300)), (np.float32(-2.5), 1e38), (100.5, -3.25),
+              (-0.0, 5.5), (float("nan"), 1.0), (-1e300, 1e300), (np.float64(2.5), 65504.0)]
+    layouts = [lambda v: v, lambda v: v[::-1], lambda v: v[: (v.size // 60) * 60].reshape(60, -1).T]
+    taken = 0
+    for lo, hi in bounds:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            wide = numpy_clip(x[:1], lo, hi).dtype
+        for odt in CHAIN_OUTS:
+            for casting in ("same_kind", "unsafe"):
+                for layout in layouts:
+                    v = layout(x)
+                    def call(clip):
+                        out = np.zeros(v.shape, odt)
+                        return clip(v, lo, hi, out=out, casting=casting), out, v
+                    assert_same_outcome(outcome(lambda: call(fastclip.clip)),
+                                        outcome(lambda: call(numpy_clip)),
+                                        messages=True, with_out=True)
+                # the chain takes a C-contiguous call whose loop is wider and
+                # whose bounds (not NaN, not a zero) land in out's range
+                if (wide != dtype and wide != odt and lo == lo and hi == hi
+                        and lo != 0 and hi != 0 and np.can_cast(wide, odt, casting)
+                        and odt.kind == "f" and odt.itemsize >= 4 and abs(float(lo)) < 3e38
+                        and abs(float(hi)) < 3e38 and wide.kind == "f"):
+                    # (a NaN in x sends the call NumPy's way: its cast's payload)
+                    clean = x[~np.isnan(x)] if dtype.kind == "f" else x
+                    out = np.zeros(clean.shape, odt)
+                    assert _ufunc._widened_for_tests(clean, lo, hi, out, casting), (lo, hi, odt, casting)
+                    assert_same(out, numpy_clip(clean, lo, hi, out=np.zeros(clean.shape, odt),
+                                                casting=casting))
+                    taken += 1
+    assert taken
+    if dtype.kind == "f":
+        u = np.dtype(f"u{dtype.itemsize}")
+        quiet = int(np.array(np.nan, dtype).view(u))
+        y = values(dtype, 3000, rng)
+        y[1234] = np.array(quiet & ~(quiet & -quiet) | 1, u).view(dtype)
+        def into(clip):
+            out = np.zeros(y.shape, np.float32 if dtype.itemsize < 4 else np.float16)
+            return clip(y, np.float64(-0.5), np.float64(2.5), out=out, casting="unsafe"), out, y
+        assert_same_outcome(outcome(lambda: into(fastclip.clip)), outcome(lambda: into(numpy_clip)),
+                            messages=True, with_out=True)

@@ -323,7 +323,8 @@ cdef bint _zero_or_nan(object v, bint int_source):
 _WIDENING_CASTINGS = frozenset(("safe", "same_kind", "unsafe"))
 
 
-cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarray out):
+cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarray out,
+                     object casting="same_kind"):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
     float64, a float16 or bfloat16 x with float32 array bounds. NumPy casts x
@@ -361,12 +362,13 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
         a_max = wide.type(a_max)
     if out is not None:
         odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
-        if not (cnp.PyArray_EquivTypes(odescr, <cnp.dtype>wide)
-                and cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_SAMESHAPE(a, out)
+        if not (cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_SAMESHAPE(a, out)
                 and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_ISALIGNED(out)
                 and not _partly_overlap(a, out)
                 and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out)):
             return NotImplemented
+        if not cnp.PyArray_EquivTypes(odescr, <cnp.dtype>wide):
+            return _widened_into_other(a, a_min, a_max, <cnp.dtype>wide, out, casting)
         return out if _widen_and_clip(a, out, wide_row, a_min, a_max) == 1 else NotImplemented
     result = _new_result(a, <cnp.dtype>wide)
     done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
@@ -376,6 +378,50 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     if done == -1 or ROW_ML[row] or not _widen_into(<ndarray>result, a, row):
         return NotImplemented
     return _fast(<ndarray>result, a_min, a_max, result)
+
+
+cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype wide,
+                                ndarray out, object casting):
+    """_widened's call with an out of a third dtype (a uint8 image with Python
+    float bounds into float32: NumPy clips in float64, then casts into out):
+    a's widening loop and the wide type's fused conversion into out's,
+    chained through an L1 buffer (csrc/convert.h, fc_chain_range), where a
+    and out are contiguous in one memory order, NumPy lets the wide type cast
+    into out (`casting`), and the bounds, in the wide type, convert inside
+    out's range. The bounds are the wide type's already (_widened). Else
+    NotImplemented (NumPy's clip and cast, which rewrite all of out)."""
+    cdef unsigned long long lo_buf = 0, hi_buf = 0
+    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], out_num, k, widen, nan, code, ok
+    cdef npy_intp n = cnp.PyArray_SIZE(a)
+    cdef char *px = <char *>cnp.PyArray_DATA(a)
+    cdef char *po = <char *>cnp.PyArray_DATA(out)
+    out_num = (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
+    if not 0 <= out_num < 512 or ROW_BY_TYPENUM[out_num] < 0:
+        return NotImplemented
+    k = CONVERSION_BY_ROWS[wide_row][ROW_BY_TYPENUM[out_num]]
+    key = WIDENING_INDEX.get(((<cnp.dtype>cnp.PyArray_DESCR(a)).type_num, wide.type_num))
+    code = _casting_code(casting)
+    if k < 0 or key is None or code < 0:
+        return NotImplemented
+    if not ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(out))):
+        return NotImplemented
+    ok = CASTING_OK[k][code]            # np.can_cast(wide, out's dtype, casting), kept
+    if ok < 0:
+        ok = bool(np.can_cast(wide, <cnp.dtype>cnp.PyArray_DESCR(out), casting))
+        CASTING_OK[k][code] = ok
+    if not ok:
+        return NotImplemented                   # NumPy's error, its way
+    widen = key
+    if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)
+            and CONVERT.in_range(widen, &lo_buf, &hi_buf) and CONVERT.in_range(k, &lo_buf, &hi_buf)):
+        return NotImplemented
+    if n < GIL_RELEASE_THRESHOLD:
+        nan = CONVERT.chain(widen, k, px, po, n, &lo_buf, &hi_buf)
+    else:
+        with nogil:
+            nan = CONVERT.chain(widen, k, px, po, n, &lo_buf, &hi_buf)
+    return NotImplemented if nan else out
 
 
 cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
@@ -542,7 +588,8 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
                 return result
         elif not ROW_ML[row] and type(out) is ndarray and (not kwargs or (
                 len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
-            result = _widened(a, a_min, a_max, None, <ndarray>out)
+            result = _widened(a, a_min, a_max, None, <ndarray>out,
+                              kwargs.get("casting", "same_kind"))
             if result is not NotImplemented:
                 return result
         if not ROW_ML[row]:

@@ -17,8 +17,12 @@ cdef extern from "loop_types.h":
                                  const npy_intp *steps, npy_intp s_mask) noexcept nogil
 
 # the fused conversions and widenings (csrc/convert.h, csrc/widen.h) by index:
-# whether loop k takes these bounds, and loop k over n contiguous elements
+# whether loop k takes these bounds, loop k over n contiguous elements, and a
+# widening loop chained with a conversion
 ctypedef struct fc_convert_api_t:
     int (*in_range)(int k, const void *lo, const void *hi) noexcept nogil
     int (*run)(int k, const char *x, char *out, npy_intp n, const void *lo,
                const void *hi) noexcept nogil
+    # widening loop `widen`, then conversion k, through an L1 buffer
+    int (*chain)(int widen, int k, const char *x, char *out, npy_intp n, const void *lo,
+                 const void *hi) noexcept nogil

@@ -242,6 +242,13 @@ def _fast_for_tests(a, a_min, a_max, out=None):
     return _fast(a, a_min, a_max, out)
 
 
+def _widened_for_tests(a, a_min, a_max, out, casting="same_kind"):
+    """True when a wider loop's route wrote out itself (csrc/widen.h, or
+    chained with a conversion into a third dtype), False when the call would
+    go another way."""
+    return _widened(a, a_min, a_max, None, out, casting) is out
+
+
 def _scalar_for_tests(a, a_min, a_max):
     """The scalar path alone (tests/test_calls.py checks which calls it takes)."""
     return _scalar(a, a_min, a_max)
