@@ -116,6 +116,40 @@ static void fc_chain_range(void *ctx, npy_intp first, npy_intp last)
     }
 }
 
+/* int64 and uint64 into double, rounded to nearest even as C's cast and
+ * NumPy's: below AVX-512's vcvtqq2pd/vcvtuqq2pd x86 has no vector
+ * instruction for it, and GCC converted element by element (int64 -> float64
+ * n=1e5 out= at AVX2: 66 us, numba's loop 44 us). The value is split into
+ * its high and low 32 bits, each made a double exactly by putting it in the
+ * mantissa of 2**84 and 2**52; the difference of the high one and those
+ * offsets is exact, and adding the low one rounds once: GCC vectorises
+ * these shifts, ors and two adds. An int64 is first offset by 2**63 (its
+ * sign bit flipped) and the 2**63 taken off with the offsets. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__AVX512DQ__)
+static inline double fc_uint64_to_double(npy_uint64 u)
+{
+    npy_uint64 high = (u >> 32) | 0x4530000000000000ull, low = (u & 0xffffffffull) | 0x4330000000000000ull;
+    double h, l;
+    memcpy(&h, &high, sizeof h);
+    memcpy(&l, &low, sizeof l);
+    return (h - 0x1.00000001p+84) + l;          /* 2**84 + 2**52 */
+}
+
+static inline double fc_int64_to_double(npy_int64 v)
+{
+    npy_uint64 u = (npy_uint64)v ^ 0x8000000000000000ull;
+    npy_uint64 high = (u >> 32) | 0x4530000000000000ull, low = (u & 0xffffffffull) | 0x4330000000000000ull;
+    double h, l;
+    memcpy(&h, &high, sizeof h);
+    memcpy(&l, &low, sizeof l);
+    return (h - 0x1.00000801p+84) + l;          /* 2**84 + 2**63 + 2**52 */
+}
+
+#else
+static inline double fc_uint64_to_double(npy_uint64 u) { return (double)u; }
+static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
+#endif
+
 /* the scalar-bounds clip step of src/fastclip/_kernels.pyx.in (and NumPy's loop):
  * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)

@@ -39,7 +39,8 @@ def sources(src, rng):
         # float32 ties and values just past them: int64 -> float32 rounds once
         # (C's cast, NumPy's); by way of float64 2**62 + 2**38 + 1 would land
         # on the tie and round down to even
-        edges += [v for t in (2**24 + 1, 2**24 + 3, 2**62 + 2**38, 2**62 + 2**38 + 1)
+        edges += [v for t in (2**24 + 1, 2**24 + 3, 2**62 + 2**38, 2**62 + 2**38 + 1,
+                              2**53 + 1, 2**53 + 3, 2**62 + 2**9, 2**62 + 2**9 + 1, 2**63 - 2**9)
                   for v in (t, -t) if info.min <= v <= info.max]
         return np.concatenate([np.array(edges, src),
                                rng.integers(info.min, info.max, 20000, dtype=src),

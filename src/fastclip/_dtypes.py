@@ -137,6 +137,9 @@ def widening_macro(src, wide):
     s, w = rows[src], rows[wide]
     to_float = {"half": "fc_half_to_float", "bfloat16": "fc_bfloat16_to_float"}.get(s.kind)
     cast = f"(({w.c_type}){to_float}(x))" if to_float else f"(({w.c_type})x)"
+    if wide == "double" and src in ("long", "longlong", "ulong", "ulonglong"):
+        # C's cast, vectorised below AVX-512 (csrc/convert.h)
+        cast = f"fc_{'u' if src.startswith('u') else ''}int64_to_double(x)"
     snan = {"half": "fc_signaling_half(x)", "bfloat16": "fc_signaling_bfloat16(x)"}.get(
         s.kind, "fc_signaling_float(x)" if src == "float" else "0")
     return f"FC_WIDEN({src}, {s.c_type}, {wide}, {w.c_type}, {cast}, {snan})"
@@ -188,6 +191,8 @@ def conversion_macro(src, dst, rounding=None):
             cvt, ok = "(v)", f"m >= (double){lo} && M <= (double){hi}"
     elif (src, dst) == ("double", "float"):     # the C cast rounds to nearest even, as NumPy's
         cvt, ok = "(v)", "fabs(m) <= FLT_MAX && fabs(M) <= FLT_MAX"
+    elif dst == "double" and src in ("long", "longlong"):
+        cvt, ok = "(fc_int64_to_double(v))", "1"     # C's cast, vectorised (csrc/convert.h)
     elif dst == "double" or (s.kind == "int" and dst == "float"):
         # exact, or (an int32/int64 source) C's cast, which rounds to nearest
         # even as NumPy's does; no range to leave
