@@ -112,7 +112,7 @@ def reference_clip(a, *args, **kwargs):
         lo32, hi32 = _bound_as_f32(lo, dtype), _bound_as_f32(hi, dtype)
         if out is not None:
             # into a float32 out of out's shape: NumPy's broadcasting, its errors
-            wide = np.zeros(out.shape, np.float32)
+            wide = np.zeros_like(out, dtype=np.float32)     # out's layout: the iterator's order
             where = kwargs.get("where", True)
             numpy_clip(_to_f32(a), lo32, hi32, out=wide, where=where)
             np.copyto(out, _from_f32(wide, dtype), where=where)

@@ -637,6 +637,58 @@ def test_broadcast_bounds_take_numpys_loop(shape):
                 assert_same(out, np.asarray(reference_clip(a, lo, hi), order=order))
 
 
+def _broadcast_shapes(shape):
+    """Every shape that broadcasts to shape: each axis kept or 1, with leading
+    axes dropped or not."""
+    out = set()
+    for keep in itertools.product((True, False), repeat=len(shape)):
+        full = tuple(s if k else 1 for s, k in zip(shape, keep))
+        for drop in range(len(shape) + 1):
+            out.add(full[drop:])
+    return sorted(out)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64] + SMALL_FLOATS,
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(2, 6), (6, 2), (3, 4, 5)], ids=str)
+def test_array_bound_beside_a_nan_or_zero_scalar_bound(dtype, shape):
+    """An array bound free of zeros and NaNs, of every broadcast shape, beside
+    a scalar bound (Python float, own-dtype scalar, 0-d and (1,) arrays) that
+    is a NaN with a payload, -0.0, +0.0 or 1.0, x holding NaNs of another
+    payload and zeros of both signs, C and F order, into a new array and into
+    out: NumPy's bits (the reference for the 16- and 8-bit floats). A (6,)
+    bound over F-order x repeats along the inner axis, and fastclip took
+    NumPy's scalar-bound loop there, giving the scalar's NaN where NumPy
+    kept x's (found by the fuzzer on float8_e5m2)."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(len(shape) + dtype.itemsize)
+    u = np.dtype(f"u{dtype.itemsize}")
+    with np.errstate(invalid="ignore", over="ignore"):
+        x = rng.choice(np.array([np.nan, 0.0, -0.0, 0.25, -3.0, 1.0], np.float32), size=shape)
+        x = x.astype(dtype)
+        nan_bits = np.array([np.nan]).astype(dtype).view(u)[0]
+        x.view(u)[np.isnan(x.astype(np.float32))] = nan_bits + 1 if dtype.itemsize > 1 else nan_bits
+        other_nan = (np.array([-np.nan]).astype(dtype).view(u) ^ (2 if dtype.itemsize > 1 else 0)
+                     ).view(dtype)[0]
+    assert np.isnan(np.float32(other_nan))
+    scalars = [other_nan, dtype.type(-0.0), dtype.type(0.0), dtype.type(1.0)]
+    checked = 0
+    for order in ("C", "F"):
+        a = np.asarray(x, order=order)
+        for bshape in _broadcast_shapes(shape):
+            arr = rng.choice(np.array([-2.0, -0.5, 0.5, 2.0], np.float32), size=bshape).astype(dtype)
+            for s in scalars:
+                for bound in (float(np.float32(s)), s, np.array(s, dtype), np.array([s], dtype)):
+                    for lo, hi in ((arr, bound), (bound, arr)):
+                        expected = reference_clip(a, lo, hi)
+                        assert_same(fastclip.clip(a, lo, hi), expected)
+                        out = np.empty(shape, dtype, order=order)
+                        assert fastclip.clip(a, lo, hi, out=out) is out
+                        assert_same(out, reference_clip(a, lo, hi, out=np.empty(shape, dtype, order=order)))
+                        checked += 1
+    assert checked == 2 * len(_broadcast_shapes(shape)) * len(scalars) * 4 * 2
+
+
 # ---------------------------------------------------------------------------
 # NumPy scalar bounds of another type, which NumPy promotes to x's own loop
 

@@ -215,11 +215,12 @@ def test_signaling_nan_in_a_bound_that_numpy_casts_warns_as_numpy_does(shape):
                                 outcome(lambda: numpy_clip(a, hi, lo)), messages=True)
 
 
-@pytest.mark.xfail(strict=True, reason="open: found by the fuzzer at 9e0c67b (and present at "
-                   "655787f): a float8_e5m2 (6, 6, 6) F-order x with a (6,) lower bound and a "
-                   "(1,) NaN upper bound; where x is a NaN too, fastclip gives the bound's NaN "
-                   "and the float32 route (NumPy's per-element loop) keeps x's")
 def test_fuzz_e5m2_nan_x_with_nan_one_element_bound():
+    """Found by the fuzzer at 9e0c67b (present at 655787f): a float8_e5m2
+    (6, 6, 6) F-order x with a (6,) lower bound, which repeats along the
+    inner axis, and a (1,) NaN upper bound; where x is a NaN too, fastclip
+    gave the bound's NaN (the scalar-bound loop) and NumPy's float32 route
+    keeps x's (its per-element loop). The fuzzer's own arrays."""
     import ml_dtypes
     from tests.reference import assert_same, reference_clip
     case = np.load(__file__.replace("test_regressions.py", "data/fuzz_e5m2_nan_bounds.npz"))

@@ -137,14 +137,16 @@ cdef enum BoundKind:
     BOUND_REFUSED       # not at all: the call goes another way
     BOUND_SCALAR        # a C value, written into the bound's buffer
     BOUND_ARRAY         # an array of a's dtype broadcasting to a's shape
+    BOUND_REPEATING     # BOUND_ARRAY, repeating along the inner axis: see _fast
 
 
 cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf,
                         char **ptr, npy_intp *strides) except -1:
     """A bound as the walk takes it: BOUND_SCALAR, written into buf;
     BOUND_ARRAY, an array of a's dtype that broadcasts to a's shape (ptr and
-    strides set, 0 along the axes it repeats); BOUND_REFUSED for anything
-    else."""
+    strides set, 0 along the axes it repeats); BOUND_REPEATING, such an array
+    of a float row, without a zero or a NaN, that repeats along the inner axis
+    and moves along another; BOUND_REFUSED for anything else."""
     cdef ndarray bb
     cdef cnp.dtype bd
     cdef int k, nd = cnp.PyArray_NDIM(a), nd_b, ax
@@ -196,10 +198,9 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
                 moves = True
             if inner < 0 or abs(cnp.PyArray_STRIDE(a, k)) <= abs(cnp.PyArray_STRIDE(a, inner)):
                 inner = k
-    if (moves and repeats and strides[inner] == 0 and ROW_KIND[row] != KIND_INT
-            and not _no_zero_or_nan(row, bb)):
-        return BOUND_REFUSED
     ptr[0] = <char *>cnp.PyArray_DATA(bb)
+    if moves and repeats and strides[inner] == 0 and ROW_KIND[row] != KIND_INT:
+        return BOUND_REPEATING if _no_zero_or_nan(row, bb) else BOUND_REFUSED
     return BOUND_ARRAY
 
 
@@ -369,6 +370,22 @@ cdef object _fast(ndarray a, object a_min, object a_max, object out, object wher
         memcpy(&hi_buf, hi_ptr, descr.itemsize)
         hi_ptr = <char *>&hi_buf
         hi_kind = BOUND_SCALAR
+    if lo_kind == BOUND_REPEATING or hi_kind == BOUND_REPEATING:
+        # A bound repeating along the inner axis is clean itself (zero and
+        # NaN free), but NumPy's two loops still differ where the other bound
+        # is a scalar (stride 0 there too) holding a NaN or a zero: x's NaN
+        # per element, the bound's NaN from the scalar-bound loop. Which one
+        # NumPy's iterator runs is its own affair: np.clip of a NaN in F-order
+        # (6, 6) against a (6,) lower bound and a (1,) NaN upper bound keeps
+        # x's NaN (found by the fuzzer, float8_e5m2 (6, 6, 6); fastclip gave
+        # the bound's).
+        if ((lo_kind == BOUND_SCALAR and _is_nan_at(row, lo_ptr, True)) or
+                (hi_kind == BOUND_SCALAR and _is_nan_at(row, hi_ptr, True))):
+            return NotImplemented
+        if lo_kind == BOUND_REPEATING:
+            lo_kind = BOUND_ARRAY
+        if hi_kind == BOUND_REPEATING:
+            hi_kind = BOUND_ARRAY
     strides[FC_LO] = lo_strides if lo_kind == BOUND_ARRAY else NULL
     strides[FC_HI] = hi_strides if hi_kind == BOUND_ARRAY else NULL
     strides[FC_MASK] = NULL
