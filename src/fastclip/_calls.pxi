@@ -109,6 +109,20 @@ cdef inline int _casting_code(object casting):
 _CASTS_ANY_SCALAR = frozenset(("same_kind", "unsafe"))
 
 
+cdef int _conversion_allowed(int k, cnp.dtype src, cnp.dtype dst, object casting) except -1:
+    """np.can_cast(src, dst, casting), src -> dst being conversion k, kept in
+    CASTING_OK; 0 too for a casting that names no rule (NumPy's error, its way)."""
+    cdef int code = _casting_code(casting)
+    cdef int ok
+    if code < 0:
+        return 0
+    ok = CASTING_OK[k][code]
+    if ok < 0:
+        ok = bool(np.can_cast(src, dst, casting))
+        CASTING_OK[k][code] = ok
+    return ok
+
+
 cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting):
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
     dtype, in one pass (csrc/convert.h), or NotImplemented (NumPy's clip and
@@ -117,7 +131,7 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
     cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int k, row, out_row, code, ok, nan
+    cdef int k, row, out_row, nan
     cdef npy_intp n
     cdef char *px
     cdef char *po
@@ -135,14 +149,7 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
             and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISALIGNED(out)
             and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)):
         return NotImplemented
-    code = _casting_code(casting)
-    if code < 0:
-        return NotImplemented                   # NumPy's error, its way
-    ok = CASTING_OK[k][code]
-    if ok < 0:
-        ok = bool(np.can_cast(descr, odescr, casting))
-        CASTING_OK[k][code] = ok
-    if not ok:
+    if not _conversion_allowed(k, descr, odescr, casting):
         return NotImplemented
     if not (_bound_to_c(row, a_min, &lo_buf) and _bound_to_c(row, a_max, &hi_buf)):
         return NotImplemented
@@ -391,7 +398,7 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     out's range. The bounds are the wide type's already (_widened). Else
     NotImplemented (NumPy's clip and cast, which rewrite all of out)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], out_num, k, widen, nan, code, ok
+    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], out_num, k, widen, nan
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(out)
@@ -400,17 +407,12 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
         return NotImplemented
     k = CONVERSION_BY_ROWS[wide_row][ROW_BY_TYPENUM[out_num]]
     key = WIDENING_INDEX.get(((<cnp.dtype>cnp.PyArray_DESCR(a)).type_num, wide.type_num))
-    code = _casting_code(casting)
-    if k < 0 or key is None or code < 0:
+    if k < 0 or key is None:
         return NotImplemented
     if not ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)) or
             (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(out))):
         return NotImplemented
-    ok = CASTING_OK[k][code]            # np.can_cast(wide, out's dtype, casting), kept
-    if ok < 0:
-        ok = bool(np.can_cast(wide, <cnp.dtype>cnp.PyArray_DESCR(out), casting))
-        CASTING_OK[k][code] = ok
-    if not ok:
+    if not _conversion_allowed(k, wide, <cnp.dtype>cnp.PyArray_DESCR(out), casting):
         return NotImplemented                   # NumPy's error, its way
     widen = key
     if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)
