@@ -1,7 +1,8 @@
 /* The fused clip-and-convert loops' vector body (csrc/convert.h), written once
  * against the vector layer (csrc/simd/): float32, float64 and int64 sources
- * into 8- and 16-bit integers, float64 into float32, float32 and float64
- * into the float8s, float64 into bfloat16.
+ * into 8- and 16-bit integers, int64 into float32 and float64 (bounds within
+ * int32), float64 into float32, float32 and float64 into the float8s,
+ * float64 into bfloat16.
  *
  * Each step clips a group of source elements as the clip loop does (a tie
  * keeps x), turns the group into 32-bit lanes as many as float32's (the
@@ -61,6 +62,7 @@ typedef struct {
     fc_v_u8 codes_seen;
     fc_m_f64 nan64;
     int lo_int, hi_int;                     /* float sources: the bounds truncated */
+    int bounds_fit_s32;                     /* int64 sources: both bounds within int32 */
 } fc_cvt_state_t;
 
 static inline fc_v_u32 fc_group_f32_int(const float *x, fc_cvt_state_t *s)
@@ -336,11 +338,48 @@ FC_CVT_VECTOR_8(longlong_ubyte, int64_t, fc_group_s64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(longlong_byte, int64_t, fc_group_s64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(longlong_ushort, int64_t, fc_group_s64_int, fc_pack2_u32_u16)
 FC_CVT_VECTOR_16(longlong_short, int64_t, fc_group_s64_int, fc_pack2_s32_s16)
+/* int64 -> float32 with both bounds within int32, as a clipped array's
+ * usually are: every clipped value then fits int32, and the int32 lanes of
+ * fc_group_s64_int convert (vcvtdq2ps) as the int64 would, to nearest even.
+ * Other bounds: none done here (the scalar loop, C's cast). AVX2 has no
+ * int64 -> float conversion, and GCC converted element by element: AVX2
+ * build on AMD Zen 5, n = 1e5 out=, one thread, np.clip(int64, 1, 100,
+ * out=float32) 48 us where NumPy's cast alone (np.copyto) takes 27 us. */
+static inline npy_intp fc_cvt_vector_longlong_float(const void *px, void *o, npy_intp n,
+                                                    fc_cvt_state_t *s)
+{
+    const int64_t *x = (const int64_t *)px;
+    npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;
+    if (!s->bounds_fit_s32) {
+        return 0;
+    }
+    for (; i < whole; i += FC_LANES_f32) {
+        fc_store_f32((float *)o + i, fc_cvt_f32_s32(fc_group_s64_int(x + i, s)));
+    }
+    return i;
+}
+/* int64 -> float64 likewise (vcvtdq2pd), where csrc/convert.h's
+ * fc_int64_to_double takes five vector instructions an element's worth */
+static inline npy_intp fc_cvt_vector_longlong_double(const void *px, void *o, npy_intp n,
+                                                     fc_cvt_state_t *s)
+{
+    const int64_t *x = (const int64_t *)px;
+    npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;
+    if (!s->bounds_fit_s32) {
+        return 0;
+    }
+    for (; i < whole; i += FC_LANES_f32) {
+        fc_store_f64_s32((double *)o + i, fc_group_s64_int(x + i, s));
+    }
+    return i;
+}
 #else
 FC_CVT_VECTOR_NONE(longlong_ubyte)
 FC_CVT_VECTOR_NONE(longlong_byte)
 FC_CVT_VECTOR_NONE(longlong_ushort)
 FC_CVT_VECTOR_NONE(longlong_short)
+FC_CVT_VECTOR_NONE(longlong_float)
+FC_CVT_VECTOR_NONE(longlong_double)
 #endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
@@ -465,7 +504,9 @@ static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
 }
 static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t hi)
 {
-    /* the loops run only with bounds that fit the destination */
+    /* the integer destinations' loops run only with bounds that fit them;
+     * float32's checks bounds_fit_s32 */
+    s->bounds_fit_s32 = lo >= INT32_MIN && lo <= INT32_MAX && hi >= INT32_MIN && hi <= INT32_MAX;
     s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
     s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
     s->below_s32 = fc_set1_u32((uint32_t)(int32_t)(lo < hi ? lo : hi));
@@ -506,6 +547,8 @@ FC_LONG_AS_LONGLONG(ubyte)
 FC_LONG_AS_LONGLONG(byte)
 FC_LONG_AS_LONGLONG(ushort)
 FC_LONG_AS_LONGLONG(short)
+FC_LONG_AS_LONGLONG(float)
+FC_LONG_AS_LONGLONG(double)
 #undef FC_LONG_AS_LONGLONG
 #undef FC_CVT_VECTOR_NONE
 

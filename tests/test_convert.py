@@ -81,7 +81,13 @@ def bound_pairs(src, dst):
         s = np.iinfo(src)
         lo, hi = max(lo, int(s.min)), min(hi, int(s.max))
         mid = (lo + hi) // 2
-        return [(lo, hi), (lo + 1, hi - 1), (mid, mid + 3), (mid + 3, mid), (0, 0), (mid, mid)]
+        pairs = [(lo, hi), (lo + 1, hi - 1), (mid, mid + 3), (mid + 3, mid), (0, 0), (mid, mid)]
+        if src.itemsize == 8 and dst.kind == "f":
+            # int64 into floats: bounds within int32 take the int32 lanes'
+            # conversion (csrc/convert_vector.h), just beyond it C's cast
+            pairs += [(-2**31, 2**31 - 1), (2**31 - 1, -2**31), (-2**31 - 1, 5), (-5, 2**31),
+                      (-(2**24) - 7, 2**24 + 9)]
+        return pairs
     lo, hi = fused_range(src, dst)
     if dst.kind in "iu":
         return [(lo, hi), (lo - 0.99, hi + 0.99), (-0.5, 120.7), (10.25, 3.5), (0.0, 0.0),
