@@ -44,7 +44,8 @@ def render(template, target, out):
         conversion_loops=TABLE["conversion_loops"],
         conversion_loop_name=TABLE["conversion_loop_name"],
         conversion_macro=TABLE["conversion_macro"],
-        WIDENINGS=TABLE["WIDENINGS"], widening_macro=TABLE["widening_macro"])
+        WIDENINGS=TABLE["WIDENINGS"], widening_macro=TABLE["widening_macro"],
+        WIDENINGS_INTO=TABLE["WIDENINGS_INTO"])
     header = f"# generated from {os.path.basename(template)} for target {target}, do not edit\n"
     text = header + text
     if not os.path.exists(out) or open(out).read() != text:

@@ -49,17 +49,14 @@ static inline int fc_signaling_bfloat16(npy_uint16 h)
     return (h & 0x7fc0u) == 0x7f80u && (h & 0x003fu) != 0;
 }
 
-#define FC_WIDEN(SN, S, WN, W, CAST, SIGNALING)                                \
-    static int fc_in_range_widen_##SN##_##WN(const void *plo, const void *phi) \
-    {                                                                          \
-        (void)plo; (void)phi;                                                  \
-        return 1;                                                              \
-    }                                                                          \
-    static FC_CONVERT_LOOP int fc_cvt_widen_##SN##_##WN(const char *px, char *po, npy_intp n, \
-                                                        const void *plo, const void *phi) \
+/* the loop: each element cast into W, clipped there, stored as D (W
+ * itself, or a third type by C's cast) */
+#define FC_WIDEN_LOOP(NAME, S, W, D, CAST, SIGNALING)                          \
+    static FC_CONVERT_LOOP int fc_cvt_##NAME(const char *px, char *po, npy_intp n, \
+                                             const void *plo, const void *phi) \
     {                                                                          \
         const S *xs = (const S *)px;                                           \
-        W *o = (W *)po;                                                        \
+        D *o = (D *)po;                                                        \
         W lo = *(const W *)plo, hi = *(const W *)phi;                          \
         int signaling = 0;                                                     \
         for (npy_intp i = 0; i < n; i++) {                                     \
@@ -67,9 +64,29 @@ static inline int fc_signaling_bfloat16(npy_uint16 h)
             signaling |= SIGNALING;                                            \
             W v = CAST;                                                        \
             FC_CLIP(v, lo, hi);                                                \
-            o[i] = v;                                                          \
+            o[i] = (D)v;                                                       \
         }                                                                      \
         return signaling;                                                      \
     }
+
+#define FC_WIDEN(SN, S, WN, W, CAST, SIGNALING)                                \
+    static int fc_in_range_widen_##SN##_##WN(const void *plo, const void *phi) \
+    {                                                                          \
+        (void)plo; (void)phi;                                                  \
+        return 1;                                                              \
+    }                                                                          \
+    FC_WIDEN_LOOP(widen_##SN##_##WN, S, W, W, CAST, SIGNALING)
+
+/* A widening whose result goes on into a third type DN by C's cast (float64
+ * -> float32, to nearest even as NumPy's cast): fc_chain_range's two loops
+ * (csrc/convert.h) in one, with the conversion's bounds check, for the
+ * triples of WIDENINGS_INTO (src/fastclip/_dtypes.py). Integer sources
+ * only: no signaling NaN comes in. */
+#define FC_WIDEN_INTO(SN, S, WN, W, DN, D, CAST)                               \
+    static int fc_in_range_widen_##SN##_##WN##_##DN(const void *plo, const void *phi) \
+    {                                                                          \
+        return fc_in_range_##WN##_##DN(plo, phi);                              \
+    }                                                                          \
+    FC_WIDEN_LOOP(widen_##SN##_##WN##_##DN, S, W, D, CAST, 0)
 
 #endif

@@ -766,7 +766,8 @@ def test_wider_loops_into_a_third_dtype(dtype):
     """A loop wider than x with an out of a third dtype (a uint8 image with
     Python float bounds into float32: NumPy clips in float64, then casts):
     x's widening loop chained with the wide type's conversion through an L1
-    buffer (csrc/convert.h, fc_chain_range). NumPy's bits, warnings and
+    buffer (csrc/convert.h, fc_chain_range), or both in one loop (an integer x
+    into float32 through float64, csrc/widen.h). NumPy's bits, warnings and
     exceptions for every source pattern of the 8- and 16-bit types, bounds
     of several kinds, castings, layouts; the chain shown taken where it
     should be; a signaling NaN in x goes NumPy's way."""
@@ -776,6 +777,12 @@ def test_wider_loops_into_a_third_dtype(dtype):
             f"u{dtype.itemsize}").view(dtype)
     else:
         x = values(dtype, 5000, rng)
+        if dtype.itemsize == 8:
+            # int64 -> float64 -> float32 rounds twice (NumPy's loop, then its
+            # cast): 2**62 + 2**38 + 1 is 2**62 + 2**38 in float64, a float32
+            # tie that goes to even, 2**62; rounded once it would be 2**62 + 2**39
+            ties = [2**62 + 2**38 + 1, 2**62 + 2**38, 2**53 + 1, 2**62 + 2**9 + 1, 2**63 - 2**9]
+            x = np.concatenate([np.array(ties, dtype), x])
     bounds = [(-3.25, 100.5), (0.5, 255.0), (7, 2**40), (np.float64(-1.5), np.float64(1e4)),
               (np.int64(-5), np.int64(300)), (np.float32(-2.5), 1e38), (100.5, -3.25),
               (-0.0, 5.5), (float("nan"), 1.0), (-1e300, 1e300), (np.float64(2.5), 65504.0)]

@@ -103,6 +103,15 @@ WIDENINGS = [
       if w_bits > s_bits and (w_signed or not s_signed)),
 ]
 
+# Widenings on into a third dtype in one loop: an integer x with float bounds
+# into float32 out= (a uint8 image with Python float bounds: NumPy clips in
+# float64, then casts), where the chain of the widening loop and the float64
+# -> float32 conversion through an L1 buffer (csrc/convert.h) cost a round
+# trip through it: (source row, the loop's row, out's row), csrc/widen.h
+# FC_WIDEN_INTO.
+WIDENINGS_INTO = [(src, "double", "float") for src in (
+    "byte", "ubyte", "short", "ushort", "int", "uint", "long", "ulong", "longlong", "ulonglong")]
+
 # float64 -> bfloat16 and the float8s round as the installed ml_dtypes casts,
 # which changed between releases: 0.7 rounds once, earlier releases rounded to
 # float32 first (1 + 2**-4 + 2**-40 becomes 1.125 in float8_e4m3fn rounded
@@ -127,12 +136,13 @@ def conversion_loops():
     return loops
 
 
-def widening_macro(src, wide):
+def widening_macro(src, wide, dst=None):
     """The csrc/widen.h FC_WIDEN call of a widening loop: the cast of one
     element x of the source into the wide type (C's, which is NumPy's: exact,
     or int64 into double rounded to nearest; float16 and bfloat16 by way of
     float32, exact), and whether a signaling NaN can come in (float sources;
-    one makes the call NumPy's, csrc/widen.h)."""
+    one makes the call NumPy's, csrc/widen.h). With dst (WIDENINGS_INTO):
+    the FC_WIDEN_INTO call, its result stored into dst."""
     rows = {r.name: r for r in DTYPES}
     s, w = rows[src], rows[wide]
     to_float = {"half": "fc_half_to_float", "bfloat16": "fc_bfloat16_to_float"}.get(s.kind)
@@ -140,6 +150,8 @@ def widening_macro(src, wide):
     if wide == "double" and src in ("long", "longlong", "ulong", "ulonglong"):
         # C's cast, vectorised below AVX-512 (csrc/convert.h)
         cast = f"fc_{'u' if src.startswith('u') else ''}int64_to_double(x)"
+    if dst is not None:
+        return f"FC_WIDEN_INTO({src}, {s.c_type}, {wide}, {w.c_type}, {dst}, {rows[dst].c_type}, {cast})"
     snan = {"half": "fc_signaling_half(x)", "bfloat16": "fc_signaling_bfloat16(x)"}.get(
         s.kind, "fc_signaling_float(x)" if src == "float" else "0")
     return f"FC_WIDEN({src}, {s.c_type}, {wide}, {w.c_type}, {cast}, {snan})"

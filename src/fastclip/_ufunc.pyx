@@ -33,7 +33,8 @@ from cpython.ref cimport Py_INCREF, PyObject
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
-from fastclip._dtypes import (DTYPES, FLOAT8, KINDS, LARGEST_BITS, WIDENINGS, conversion_loops,
+from fastclip._dtypes import (DTYPES, FLOAT8, KINDS, LARGEST_BITS, WIDENINGS, WIDENINGS_INTO,
+                              conversion_loops,
                               finite_range, numpy_dtype, saturates)
 
 cnp.import_array()
