@@ -1,7 +1,7 @@
 /* The fused clip-and-convert loops' vector body (csrc/convert.h), written once
  * against the vector layer (csrc/simd/): float32, float64 and int64 sources
- * into 8- and 16-bit integers, int64 into float32 and float64 (bounds within
- * int32), float64 into float32, float32 and float64 into the float8s,
+ * into 8- and 16-bit integers, int64 into int32, float32 and float64 (bounds
+ * within int32), float64 into float32, float32 and float64 into the float8s,
  * float64 into bfloat16.
  *
  * Each step clips a group of source elements as the clip loop does (a tie
@@ -358,6 +358,19 @@ static inline npy_intp fc_cvt_vector_longlong_float(const void *px, void *o, npy
     }
     return i;
 }
+/* int64 -> int32: the group's lanes themselves (the bounds check keeps
+ * both bounds within int32). GCC's loop took 14.8 us at AVX2 (n = 1e5, one
+ * thread), 0.88x numba's loop. */
+static inline npy_intp fc_cvt_vector_longlong_int(const void *px, void *o, npy_intp n,
+                                                  fc_cvt_state_t *s)
+{
+    const int64_t *x = (const int64_t *)px;
+    npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;
+    for (; i < whole; i += FC_LANES_f32) {
+        fc_store_u32((uint32_t *)o + i, fc_group_s64_int(x + i, s));
+    }
+    return i;
+}
 /* int64 -> float64 likewise (vcvtdq2pd), where csrc/convert.h's
  * fc_int64_to_double takes five vector instructions an element's worth */
 static inline npy_intp fc_cvt_vector_longlong_double(const void *px, void *o, npy_intp n,
@@ -379,6 +392,7 @@ FC_CVT_VECTOR_NONE(longlong_byte)
 FC_CVT_VECTOR_NONE(longlong_ushort)
 FC_CVT_VECTOR_NONE(longlong_short)
 FC_CVT_VECTOR_NONE(longlong_float)
+FC_CVT_VECTOR_NONE(longlong_int)
 FC_CVT_VECTOR_NONE(longlong_double)
 #endif
 #undef FC_CVT_VECTOR_8
@@ -548,6 +562,7 @@ FC_LONG_AS_LONGLONG(byte)
 FC_LONG_AS_LONGLONG(ushort)
 FC_LONG_AS_LONGLONG(short)
 FC_LONG_AS_LONGLONG(float)
+FC_LONG_AS_LONGLONG(int)
 FC_LONG_AS_LONGLONG(double)
 #undef FC_LONG_AS_LONGLONG
 #undef FC_CVT_VECTOR_NONE

@@ -165,6 +165,7 @@ static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_add_ps
 /* toward zero, as C's cast; a NaN becomes INT32_MIN (CVTTPS2DQ's "integer
  * indefinite", Intel SDM), which csrc/convert_vector.h's NaN test counts on */
 static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm256_cvttps_epi32(v); }
+static inline void fc_store_u32(uint32_t *p, fc_v_u32 v) { _mm256_storeu_si256((__m256i *)p, v); }
 /* int32 lanes as float32, rounded to nearest even (C's cast) */
 static inline fc_v_f32 fc_cvt_f32_s32(fc_v_u32 v) { return _mm256_cvtepi32_ps(v); }
 /* int32 lanes as float64 (exact), stored at o: as many doubles as the lanes */

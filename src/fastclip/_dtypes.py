@@ -172,7 +172,7 @@ VECTOR_CONVERSIONS = {
       for dst in ("ubyte", "byte", "ushort", "short")),
     ("float", "float8_e4m3fn"), ("float", "float8_e5m2"), ("double", "float"),
     ("double", "bfloat16"), ("double", "float8_e4m3fn"), ("double", "float8_e5m2"),
-    ("long", "float"), ("long", "double"),
+    ("long", "int"), ("long", "float"), ("long", "double"),
 }
 
 # C limits of the integer destinations of CONVERSIONS
