@@ -1,7 +1,8 @@
 /* The fused clip-and-convert loops' vector body (csrc/convert.h), written once
  * against the vector layer (csrc/simd/): float32, float64 and int64 sources
  * into 8- and 16-bit integers, int64 into int32, float32 and float64 (bounds
- * within int32), float64 into float32, float32 and float64 into the float8s,
+ * within int32), 8-bit integers into int32, float32 and float64, float64
+ * into float32, float32 and float64 into the float8s,
  * float64 into bfloat16.
  *
  * Each step clips a group of source elements as the clip loop does (a tie
@@ -395,6 +396,42 @@ FC_CVT_VECTOR_NONE(longlong_float)
 FC_CVT_VECTOR_NONE(longlong_int)
 FC_CVT_VECTOR_NONE(longlong_double)
 #endif
+#if FC_SIMD_CONVERT_BYTES
+/* uint8 and int8 into int32, float32 and float64 (AVX2): widened into
+ * 32-bit lanes as loaded, clipped there (min(max(x, lo), hi), the scalar
+ * rule for integers), then converted (exactly) and stored. GCC clipped the
+ * bytes, then widened them by a cascade of unpacks: AVX2 build on AMD Zen 5,
+ * n = 1e5 out=, one thread (bench --only convert), uint8 -> float64 11.0 us,
+ * float32 4.53 us, int32 3.91 us, 0.91x, 1.01x and 1.05x numba's loop. */
+#define FC_CVT_VECTOR_BYTES(NAME, S, LOAD, STORE)                             \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;              \
+        for (; i < whole; i += FC_LANES_f32) {                                 \
+            STORE(o, i, fc_min_s32(fc_max_s32(LOAD(x + i), s->lo_s32), s->hi_s32)); \
+        }                                                                      \
+        return i;                                                              \
+    }
+#define FC_STORE_LANES_int(o, i, v) fc_store_u32((uint32_t *)(o) + (i), v)
+#define FC_STORE_LANES_float(o, i, v) fc_store_f32((float *)(o) + (i), fc_cvt_f32_s32(v))
+#define FC_STORE_LANES_double(o, i, v) fc_store_f64_s32((double *)(o) + (i), v)
+FC_CVT_VECTOR_BYTES(ubyte_int, uint8_t, fc_load_s32_u8, FC_STORE_LANES_int)
+FC_CVT_VECTOR_BYTES(byte_int, int8_t, fc_load_s32_s8, FC_STORE_LANES_int)
+FC_CVT_VECTOR_BYTES(ubyte_float, uint8_t, fc_load_s32_u8, FC_STORE_LANES_float)
+FC_CVT_VECTOR_BYTES(byte_float, int8_t, fc_load_s32_s8, FC_STORE_LANES_float)
+FC_CVT_VECTOR_BYTES(ubyte_double, uint8_t, fc_load_s32_u8, FC_STORE_LANES_double)
+FC_CVT_VECTOR_BYTES(byte_double, int8_t, fc_load_s32_s8, FC_STORE_LANES_double)
+#undef FC_CVT_VECTOR_BYTES
+#else
+FC_CVT_VECTOR_NONE(ubyte_int)
+FC_CVT_VECTOR_NONE(byte_int)
+FC_CVT_VECTOR_NONE(ubyte_float)
+FC_CVT_VECTOR_NONE(byte_float)
+FC_CVT_VECTOR_NONE(ubyte_double)
+FC_CVT_VECTOR_NONE(byte_double)
+#endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
 #undef FC_CVT_FLOAT8
@@ -537,6 +574,19 @@ static inline int fc_cvt_nan_double(const fc_cvt_state_t *s)
            || !fc_none_set_u8(fc_and_u8(fc_add_u8(s->codes_seen, fc_set1_u8(1)), fc_set1_u8(0x80)));
 }
 static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return 0; }
+/* 8-bit sources: the bounds in 32-bit lanes; no NaN */
+static inline void fc_cvt_state_ubyte(fc_cvt_state_t *s, uint8_t lo, uint8_t hi)
+{
+    s->lo_s32 = fc_set1_u32(lo);
+    s->hi_s32 = fc_set1_u32(hi);
+}
+static inline void fc_cvt_state_byte(fc_cvt_state_t *s, int8_t lo, int8_t hi)
+{
+    s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
+    s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
+}
+#define fc_cvt_nan_ubyte fc_cvt_nan_longlong
+#define fc_cvt_nan_byte fc_cvt_nan_longlong
 
 /* long is int64 where it is 64 bits wide (not on Windows): then its loops
  * are longlong's, else none (the scalar loop does it all) */
