@@ -205,6 +205,37 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
     FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)
 #endif
 
+/* long -> float32 (a pair of VECTOR_CONVERSIONS) where long is int64: the vector
+ * layer's body where the build has one (AVX2; the AVX-512 layer leaves it to
+ * GCC, which has vcvtqq2ps there). Without a layer (aarch64, the baseline
+ * build) C's cast of an int64 to float stayed scalar: NEON has no such
+ * instruction, and going by way of float64 would round twice. With both
+ * bounds within int32 every clipped value fits int32, whose conversion
+ * rounds alike and vectorises (xtn, scvtf); other bounds: the scalar loop. */
+static inline npy_intp fc_int64_float_in_int32(const npy_int64 *x, float *o, npy_intp n,
+                                               npy_int64 lo, npy_int64 hi)
+{
+    if (!(lo >= INT_MIN && lo <= INT_MAX && hi >= INT_MIN && hi <= INT_MAX)) {
+        return 0;
+    }
+    for (npy_intp i = 0; i < n; i++) {
+        npy_int64 v = x[i];
+        FC_CLIP(v, lo, hi);
+        o[i] = (float)(npy_int32)v;
+    }
+    return n;
+}
+#if defined(FC_HAVE_CONVERT_VECTOR)
+#define FC_CONVERT_LONG_FLOAT(NAME, SN, S)                                     \
+    FC_CONVERT_VECTOR(NAME, SN, S, float, (v), 1)
+#elif LONG_MAX > INT_MAX
+#define FC_CONVERT_LONG_FLOAT(NAME, SN, S)                                     \
+    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 1,                               \
+        i = fc_int64_float_in_int32((const npy_int64 *)x, (float *)po, n, lo, hi))
+#else   /* a 32-bit long (Windows): int32 -> float32, which vectorises as it is */
+#define FC_CONVERT_LONG_FLOAT(NAME, SN, S) FC_CONVERT(NAME, S, float, (v), 1)
+#endif
+
 /* storing one converted element, by destination */
 #define FC_STORE_ubyte(po, i, v) (((npy_uint8 *)(po))[i] = (npy_uint8)(v))
 #define FC_STORE_byte(po, i, v) (((npy_int8 *)(po))[i] = (npy_int8)(v))

@@ -213,6 +213,8 @@ def conversion_macro(src, dst, rounding=None):
         cvt, ok = "(v)", "1"
     else:
         return None         # float/double -> half, half -> float: written out in csrc/convert.h
+    if (src, dst) == ("long", "float"):         # csrc/convert.h: through int32 where no layer
+        return f"FC_CONVERT_LONG_FLOAT({name}, {src}, {s.c_type})"
     if (src, dst) in VECTOR_CONVERSIONS:
         return f"FC_CONVERT_VECTOR({name}, {src}, {s.c_type}, {dst}, {cvt}, {ok})"
     return f"FC_CONVERT({name}, {s.c_type}, {dst}, {cvt}, {ok})"
