@@ -334,59 +334,45 @@ FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s
         (void)px; (void)o; (void)n; (void)s;                                   \
         return 0;                                                              \
     }
+/* Groups of FC_LANES_f32 source elements as 32-bit lanes, clipped (GROUP),
+ * each stored by STORE into int32, float32 or float64: the int64 and 8-bit
+ * sources below. None done where the bounds do not fit int32 (an int64
+ * source's other bounds go to the scalar loop). */
+#define FC_CVT_VECTOR_LANES(NAME, S, GROUP, STORE)                             \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;              \
+        if (!s->bounds_fit_s32) {                                              \
+            return 0;                                                          \
+        }                                                                      \
+        for (; i < whole; i += FC_LANES_f32) {                                 \
+            STORE(o, i, GROUP(x + i, s));                                      \
+        }                                                                      \
+        return i;                                                              \
+    }
+#define FC_STORE_LANES_int(o, i, v) fc_store_u32((uint32_t *)(o) + (i), v)
+#define FC_STORE_LANES_float(o, i, v) fc_store_f32((float *)(o) + (i), fc_cvt_f32_s32(v))
+#define FC_STORE_LANES_double(o, i, v) fc_store_f64_s32((double *)(o) + (i), v)
 #if FC_SIMD_CONVERT_INT64
 FC_CVT_VECTOR_8(longlong_ubyte, int64_t, fc_group_s64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(longlong_byte, int64_t, fc_group_s64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(longlong_ushort, int64_t, fc_group_s64_int, fc_pack2_u32_u16)
 FC_CVT_VECTOR_16(longlong_short, int64_t, fc_group_s64_int, fc_pack2_s32_s16)
-/* int64 -> float32 with both bounds within int32, as a clipped array's
- * usually are: every clipped value then fits int32, and the int32 lanes of
- * fc_group_s64_int convert (vcvtdq2ps) as the int64 would, to nearest even.
- * Other bounds: none done here (the scalar loop, C's cast). AVX2 has no
- * int64 -> float conversion, and GCC converted element by element: AVX2
- * build on AMD Zen 5, n = 1e5 out=, one thread, np.clip(int64, 1, 100,
- * out=float32) 48 us where NumPy's cast alone (np.copyto) takes 27 us. */
-static inline npy_intp fc_cvt_vector_longlong_float(const void *px, void *o, npy_intp n,
-                                                    fc_cvt_state_t *s)
-{
-    const int64_t *x = (const int64_t *)px;
-    npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;
-    if (!s->bounds_fit_s32) {
-        return 0;
-    }
-    for (; i < whole; i += FC_LANES_f32) {
-        fc_store_f32((float *)o + i, fc_cvt_f32_s32(fc_group_s64_int(x + i, s)));
-    }
-    return i;
-}
-/* int64 -> int32: the group's lanes themselves (the bounds check keeps
- * both bounds within int32). GCC's loop took 14.8 us at AVX2 (n = 1e5, one
- * thread), 0.88x numba's loop. */
-static inline npy_intp fc_cvt_vector_longlong_int(const void *px, void *o, npy_intp n,
-                                                  fc_cvt_state_t *s)
-{
-    const int64_t *x = (const int64_t *)px;
-    npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;
-    for (; i < whole; i += FC_LANES_f32) {
-        fc_store_u32((uint32_t *)o + i, fc_group_s64_int(x + i, s));
-    }
-    return i;
-}
-/* int64 -> float64 likewise (vcvtdq2pd), where csrc/convert.h's
- * fc_int64_to_double takes five vector instructions an element's worth */
-static inline npy_intp fc_cvt_vector_longlong_double(const void *px, void *o, npy_intp n,
-                                                     fc_cvt_state_t *s)
-{
-    const int64_t *x = (const int64_t *)px;
-    npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;
-    if (!s->bounds_fit_s32) {
-        return 0;
-    }
-    for (; i < whole; i += FC_LANES_f32) {
-        fc_store_f64_s32((double *)o + i, fc_group_s64_int(x + i, s));
-    }
-    return i;
-}
+/* int64 -> float32, int32 and float64 with both bounds within int32, as a
+ * clipped array's usually are (int32's bounds check demands it): every
+ * clipped value then fits int32, and the int32 lanes of fc_group_s64_int
+ * convert (vcvtdq2ps, vcvtdq2pd) as the int64 would, to nearest even, or
+ * are stored as they are. Other bounds: none done here (the scalar loop,
+ * C's cast). AVX2 has no int64 -> float conversion, and GCC converted
+ * element by element: AVX2 build on AMD Zen 5, n = 1e5 out=, one thread,
+ * np.clip(int64, 1, 100, out=float32) 48 us where NumPy's cast alone
+ * (np.copyto) takes 27 us; int64 -> int32 14.8 us, 0.88x numba's loop;
+ * int64 -> float64 by csrc/convert.h's fc_int64_to_double 23.4 us. */
+FC_CVT_VECTOR_LANES(longlong_float, int64_t, fc_group_s64_int, FC_STORE_LANES_float)
+FC_CVT_VECTOR_LANES(longlong_int, int64_t, fc_group_s64_int, FC_STORE_LANES_int)
+FC_CVT_VECTOR_LANES(longlong_double, int64_t, fc_group_s64_int, FC_STORE_LANES_double)
 #else
 FC_CVT_VECTOR_NONE(longlong_ubyte)
 FC_CVT_VECTOR_NONE(longlong_byte)
@@ -403,27 +389,20 @@ FC_CVT_VECTOR_NONE(longlong_double)
  * bytes, then widened them by a cascade of unpacks: AVX2 build on AMD Zen 5,
  * n = 1e5 out=, one thread (bench --only convert), uint8 -> float64 11.0 us,
  * float32 4.53 us, int32 3.91 us, 0.91x, 1.01x and 1.05x numba's loop. */
-#define FC_CVT_VECTOR_BYTES(NAME, S, LOAD, STORE)                             \
-    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
-                                                fc_cvt_state_t *s)             \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        npy_intp i = 0, whole = n > 0 ? n - n % FC_LANES_f32 : 0;              \
-        for (; i < whole; i += FC_LANES_f32) {                                 \
-            STORE(o, i, fc_min_s32(fc_max_s32(LOAD(x + i), s->lo_s32), s->hi_s32)); \
-        }                                                                      \
-        return i;                                                              \
-    }
-#define FC_STORE_LANES_int(o, i, v) fc_store_u32((uint32_t *)(o) + (i), v)
-#define FC_STORE_LANES_float(o, i, v) fc_store_f32((float *)(o) + (i), fc_cvt_f32_s32(v))
-#define FC_STORE_LANES_double(o, i, v) fc_store_f64_s32((double *)(o) + (i), v)
-FC_CVT_VECTOR_BYTES(ubyte_int, uint8_t, fc_load_s32_u8, FC_STORE_LANES_int)
-FC_CVT_VECTOR_BYTES(byte_int, int8_t, fc_load_s32_s8, FC_STORE_LANES_int)
-FC_CVT_VECTOR_BYTES(ubyte_float, uint8_t, fc_load_s32_u8, FC_STORE_LANES_float)
-FC_CVT_VECTOR_BYTES(byte_float, int8_t, fc_load_s32_s8, FC_STORE_LANES_float)
-FC_CVT_VECTOR_BYTES(ubyte_double, uint8_t, fc_load_s32_u8, FC_STORE_LANES_double)
-FC_CVT_VECTOR_BYTES(byte_double, int8_t, fc_load_s32_s8, FC_STORE_LANES_double)
-#undef FC_CVT_VECTOR_BYTES
+static inline fc_v_u32 fc_group_u8_s32(const uint8_t *x, fc_cvt_state_t *s)
+{
+    return fc_min_s32(fc_max_s32(fc_load_s32_u8(x), s->lo_s32), s->hi_s32);
+}
+static inline fc_v_u32 fc_group_s8_s32(const int8_t *x, fc_cvt_state_t *s)
+{
+    return fc_min_s32(fc_max_s32(fc_load_s32_s8(x), s->lo_s32), s->hi_s32);
+}
+FC_CVT_VECTOR_LANES(ubyte_int, uint8_t, fc_group_u8_s32, FC_STORE_LANES_int)
+FC_CVT_VECTOR_LANES(byte_int, int8_t, fc_group_s8_s32, FC_STORE_LANES_int)
+FC_CVT_VECTOR_LANES(ubyte_float, uint8_t, fc_group_u8_s32, FC_STORE_LANES_float)
+FC_CVT_VECTOR_LANES(byte_float, int8_t, fc_group_s8_s32, FC_STORE_LANES_float)
+FC_CVT_VECTOR_LANES(ubyte_double, uint8_t, fc_group_u8_s32, FC_STORE_LANES_double)
+FC_CVT_VECTOR_LANES(byte_double, int8_t, fc_group_s8_s32, FC_STORE_LANES_double)
 #else
 FC_CVT_VECTOR_NONE(ubyte_int)
 FC_CVT_VECTOR_NONE(byte_int)
@@ -434,6 +413,10 @@ FC_CVT_VECTOR_NONE(byte_double)
 #endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
+#undef FC_CVT_VECTOR_LANES
+#undef FC_STORE_LANES_int
+#undef FC_STORE_LANES_float
+#undef FC_STORE_LANES_double
 #undef FC_CVT_FLOAT8
 
 /* float32 and float64 into 8- and 16-bit integers, truncated first and
@@ -577,11 +560,13 @@ static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return
 /* 8-bit sources: the bounds in 32-bit lanes; no NaN */
 static inline void fc_cvt_state_ubyte(fc_cvt_state_t *s, uint8_t lo, uint8_t hi)
 {
+    s->bounds_fit_s32 = 1;
     s->lo_s32 = fc_set1_u32(lo);
     s->hi_s32 = fc_set1_u32(hi);
 }
 static inline void fc_cvt_state_byte(fc_cvt_state_t *s, int8_t lo, int8_t hi)
 {
+    s->bounds_fit_s32 = 1;
     s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
     s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
 }
