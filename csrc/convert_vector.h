@@ -498,10 +498,10 @@ static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_
     const npy_intp step = FC_LANES_f32;
     npy_intp i = 0, whole = n > 0 ? n - n % step : 0;
     for (; i < whole; i += step) {
-        fc_v_f64 va = fc_load_f64(x + i), vb = fc_load_f64(x + i + FC_LANES_f64);
-        s->nan64 = fc_or_mask_f64(s->nan64, fc_either_nan_f64(va, vb));
-        fc_store_f32_f64x2(o + i, fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, va)),
-                           fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, vb)));
+        fc_v_f64 ca = fc_clip_group_f64(x + i, s->lo64, s->hi64);
+        fc_v_f64 cb = fc_clip_group_f64(x + i + FC_LANES_f64, s->lo64, s->hi64);
+        s->nan64 = fc_or_mask_f64(s->nan64, fc_either_nan_f64(ca, cb));
+        fc_store_f32_f64x2(o + i, ca, cb);
     }
     return i;
 }
