@@ -96,6 +96,20 @@ for (_src, _dst), _k in CONVERSION_INDEX.items():
 for _k in range(512):
     for _j in range(5):
         CASTING_OK[_k][_j] = -1
+# WIDENING_INDEX and WIDENING_INTO_INDEX by rows, for the same reason: the
+# widening loop by (source row, wide row), the triple's fused loop by
+# (source row, wide row, destination row), -1 for none
+cdef int WIDENING_BY_ROWS[32][32]
+cdef int WIDENING_INTO_BY_ROWS[32][32][32]
+for _i in range(32):
+    for _j in range(32):
+        WIDENING_BY_ROWS[_i][_j] = -1
+        for _k in range(32):
+            WIDENING_INTO_BY_ROWS[_i][_j][_k] = -1
+for (_src, _wide), _k in WIDENING_INDEX.items():
+    WIDENING_BY_ROWS[ROW_BY_TYPENUM[_src]][ROW_BY_TYPENUM[_wide]] = _k
+for (_src, _wide, _dst), _k in WIDENING_INTO_INDEX.items():
+    WIDENING_INTO_BY_ROWS[ROW_BY_TYPENUM[_src]][ROW_BY_TYPENUM[_wide]][ROW_BY_TYPENUM[_dst]] = _k
 
 
 cdef inline int _casting_code(object casting):
@@ -405,32 +419,31 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     type's already (_widened). Else NotImplemented (NumPy's clip and cast,
     which rewrite all of out)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_num, out_num, k, widen, fused, nan
+    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_row, out_num, out_row, k, widen, fused, nan
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(out)
-    a_num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
+    a_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]    # _widened's row
     out_num = (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
     if not 0 <= out_num < 512 or ROW_BY_TYPENUM[out_num] < 0:
         return NotImplemented
-    k = CONVERSION_BY_ROWS[wide_row][ROW_BY_TYPENUM[out_num]]
-    key = WIDENING_INDEX.get((a_num, wide.type_num))
-    if k < 0 or key is None:
+    out_row = ROW_BY_TYPENUM[out_num]
+    k = CONVERSION_BY_ROWS[wide_row][out_row]
+    widen = WIDENING_BY_ROWS[a_row][wide_row]
+    if k < 0 or widen < 0:
         return NotImplemented
     if not ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)) or
             (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(out))):
         return NotImplemented
     if not _conversion_allowed(k, wide, <cnp.dtype>cnp.PyArray_DESCR(out), casting):
         return NotImplemented                   # NumPy's error, its way
-    widen = key
     if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)
             and CONVERT.in_range(widen, &lo_buf, &hi_buf) and CONVERT.in_range(k, &lo_buf, &hi_buf)):
         return NotImplemented
     # both loops in one where WIDENINGS_INTO has the triple (int64 into
     # float32 with float bounds, AVX-512, n=1e5, one thread: chained 16.4 us,
     # numba's one loop 11.2 us), else chained
-    into = WIDENING_INTO_INDEX.get((a_num, wide.type_num, out_num))
-    fused = -1 if into is None else into
+    fused = WIDENING_INTO_BY_ROWS[a_row][wide_row][out_row]
     if n < GIL_RELEASE_THRESHOLD:
         nan = _widen_into_out(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
     else:
@@ -486,7 +499,7 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     if wide is None:
         return NotImplemented
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
-    if (descr.type_num, (<cnp.dtype>wide).type_num) not in WIDENING_INDEX:
+    if WIDENING_BY_ROWS[ROW_BY_TYPENUM[descr.type_num]][wide_row] < 0:
         return NotImplemented           # float8 x: no widening loop
     for k in keys:
         if isinstance(k, np.dtype) and k != wide:
@@ -503,12 +516,29 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     return result
 
 
+#: _cached_wider_loop's answers for Python int and float bounds without
+#: dtype= (the calls libraries send), by a's row and the two bounds' types:
+#: a list read by index, not a dict by a built tuple key (callgrind: that
+#: key and lookup were a quarter of _widened's instructions)
+cdef list _WIDER_FOR_PYTHON_BOUNDS = [NotImplemented] * (32 * 4)
+
+
 cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object dtype):
     """_wider_loop, remembered by (a's type number, bound keys, dtype=)."""
+    cdef int slot = -1, row = ROW_BY_TYPENUM[descr.type_num]    # a kernel dtype's: _widened's caller
+    if (dtype is None and row >= 0 and (k_lo is int or k_lo is float)
+            and (k_hi is int or k_hi is float)):
+        slot = row * 4 + (k_lo is float) * 2 + (k_hi is float)
+        wide = _WIDER_FOR_PYTHON_BOUNDS[slot]
+        if wide is not NotImplemented:
+            return wide
     key = (descr.type_num, k_lo, k_hi, dtype)
     if key in _WIDER_LOOP:
-        return _WIDER_LOOP[key]
-    wide = _WIDER_LOOP[key] = _wider_loop(descr, k_lo, k_hi, dtype)
+        wide = _WIDER_LOOP[key]
+    else:
+        wide = _WIDER_LOOP[key] = _wider_loop(descr, k_lo, k_hi, dtype)
+    if slot >= 0:
+        _WIDER_FOR_PYTHON_BOUNDS[slot] = wide
     return wide
 
 
@@ -543,15 +573,13 @@ cdef int _widen_and_clip(ndarray a, ndarray result, int wide_row, object a_min,
     cdef int nan
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(result)
-    key = WIDENING_INDEX.get(((<cnp.dtype>cnp.PyArray_DESCR(a)).type_num,
-                              (<cnp.dtype>cnp.PyArray_DESCR(result)).type_num))
-    if key is None or not (
+    cdef int k = WIDENING_BY_ROWS[ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]][wide_row]
+    if k < 0 or not (
             (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(result)) or
             (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(result))):
         return 0
     if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)):
         return 0
-    cdef int k = key
     if n < GIL_RELEASE_THRESHOLD:
         nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
     else:
