@@ -152,10 +152,10 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
     cdef int k, nd = cnp.PyArray_NDIM(a), nd_b, ax
     cdef bint moves, repeats
     cdef int inner
-    if _bound_to_c(row, b, buf):
-        ptr[0] = <char *>buf
-        return BOUND_SCALAR
-    if type(b) is not ndarray:
+    if type(b) is not ndarray:      # an array is never a scalar bound (_bound_to_c)
+        if _bound_to_c(row, b, buf):
+            ptr[0] = <char *>buf
+            return BOUND_SCALAR
         return BOUND_REFUSED
     bb = <ndarray>b
     bd = <cnp.dtype>cnp.PyArray_DESCR(bb)
