@@ -139,7 +139,10 @@ def assert_same(got, expected):
     """Same type, dtype, shape, layout and bits."""
     assert type(got) is type(expected), (type(got), type(expected))
     if isinstance(expected, (np.ndarray, np.generic)):
-        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+        # the type number too: np.dtype('l') == np.dtype('q'), but the two
+        # are distinct types (np.int64 and np.longlong scalars on Linux)
+        assert (got.dtype, got.dtype.num) == (expected.dtype, expected.dtype.num), (
+            got.dtype.char, expected.dtype.char)
         assert np.shape(got) == np.shape(expected)
     if isinstance(expected, np.ndarray):
         assert got.flags.c_contiguous == expected.flags.c_contiguous

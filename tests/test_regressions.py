@@ -115,6 +115,19 @@ def test_equivalent_int64_types_in_array_bounds(a_type, bound_type):
     compare(lambda clip: clip(np.arange(6, dtype=a_type), 1, np.full(6, 3, bound_type)))
 
 
+@pytest.mark.parametrize("first, then", [("l", "q"), ("q", "l"), ("L", "Q"), ("Q", "L")])
+@pytest.mark.parametrize("x_type", ["i", "H"])
+def test_equivalent_int64_types_in_scalar_bounds_of_a_wider_loop(x_type, first, then):
+    # A narrower x with NumPy int64 scalar bounds: np.clip's loop, and its
+    # result's type, is the bounds' own ('q' bounds: np.longlong). The wider
+    # loop's cache once keyed bounds by dtype, and np.dtype('l') ==
+    # np.dtype('q'): whichever came first answered for both.
+    x = np.arange(-3, 9).astype(x_type)
+    for t in (first, then):
+        compare(lambda clip: clip(x, np.dtype(t).type(1), np.dtype(t).type(5)))
+        compare(lambda clip: clip(x, np.dtype(t).type(1), 5))
+
+
 def test_bfloat16_out_of_its_own_dtype_keeps_the_bfloat16_rule():
     # Hypothesis drew a "fresh-other" out whose dtype was bfloat16 itself; the
     # property test took NumPy as the oracle, whose route raises ("expected

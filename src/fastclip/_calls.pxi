@@ -319,6 +319,12 @@ cpdef bint keeps_own_dtype(cnp.dtype dtype, object a_min, object a_max, object o
 _WIDER_LOOP = {}
 
 
+#: a kernel row's NumPy scalar type -> its dtype, the object v.dtype gives
+#: (NumPy's singleton), without the attribute lookup that builds it
+cdef dict _SCALAR_DTYPE = {t: np.dtype(t) for t in SCALAR_ROWS}
+cdef tuple _ROW_DTYPES = ROW_DTYPES
+
+
 cdef object _bound_key(object v):
     """What NumPy's type resolution sees of a scalar bound: a Python float
     or int's type (a weak scalar, NEP 50), a NumPy scalar's dtype; None for
@@ -326,9 +332,31 @@ cdef object _bound_key(object v):
     cdef type t = type(v)
     if t is float or t is int:
         return t
+    d = _SCALAR_DTYPE.get(t)
+    if d is not None:
+        return d
     if isinstance(v, np.generic):
         return v.dtype
     return None
+
+
+cdef object _as_wide_bound(object v, object wide, int wide_row):
+    """Scalar bound v as the wide loop takes it: a Python number or a NumPy
+    scalar that _bound_to_c converts into wide's row exactly as NumPy casts
+    it (of wide's own type, or PROMOTED_SCALAR) as it is; any other NumPy
+    scalar cast to wide's type (exact: _wider_loop checked the cast safe).
+    Building that scalar cost more than the rest of the call (callgrind:
+    about 4,900 instructions a bound)."""
+    cdef type t = type(v)
+    cdef int src
+    if t is float or t is int:
+        return v
+    src = SCALAR_ROWS.get(t, -1)
+    if src == wide_row:
+        return v                        # of wide's own type
+    if src >= 0 and PROMOTED_SCALAR[wide_row][src]:
+        return v
+    return wide.type(v)
 
 
 cdef bint _zero_or_nan(object v, bint int_source):
@@ -383,10 +411,8 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     if (ROW_KIND[row] in (KIND_FLOAT, KIND_HALF) and cnp.PyArray_SIZE(a) <= SNAN_SCAN_MAX
             and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a))):
         return NotImplemented       # neither scanned nor worth np.errstate's cost
-    if type(a_min) is not float and type(a_min) is not int:
-        a_min = wide.type(a_min)            # a NumPy scalar, cast exactly
-    if type(a_max) is not float and type(a_max) is not int:
-        a_max = wide.type(a_max)
+    a_min = _as_wide_bound(a_min, wide, wide_row)
+    a_max = _as_wide_bound(a_max, wide, wide_row)
     if out is not None:
         odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
         if not (cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_SAMESHAPE(a, out)
@@ -516,29 +542,59 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     return result
 
 
-#: _cached_wider_loop's answers for Python int and float bounds without
-#: dtype= (the calls libraries send), by a's row and the two bounds' types:
-#: a list read by index, not a dict by a built tuple key (callgrind: that
-#: key and lookup were a quarter of _widened's instructions)
-cdef list _WIDER_FOR_PYTHON_BOUNDS = [NotImplemented] * (32 * 4)
+#: _cached_wider_loop's answers without dtype= by a's row and the two bound
+#: keys' codes (_key_code): a list read by index, not a dict by a built tuple
+#: key (callgrind: that key and lookup were a quarter of _widened's
+#: instructions with Python bounds, and hashing NumPy dtypes cost more)
+cdef enum:
+    KEY_CODES = 34                  # Python int, Python float, 32 rows
+cdef list _WIDER_BY_CODES = [NotImplemented] * (32 * KEY_CODES * KEY_CODES)
+
+
+cdef inline int _key_code(object k):
+    """A bound key (_bound_key) as a small int: 0 Python int, 1 Python float,
+    2 + row for a kernel row's own dtype (NumPy's native singleton); -1 for
+    any other."""
+    cdef int num, row
+    if k is int:
+        return 0
+    if k is float:
+        return 1
+    if not isinstance(k, cnp.dtype):
+        return -1
+    num = (<cnp.dtype>k).type_num
+    row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    return 2 + row if row >= 0 and k is _ROW_DTYPES[row] else -1
+
+
+cdef object _dict_key(object k):
+    """A bound key as _WIDER_LOOP's dict takes it: a dtype by its type number
+    and byte order, as np.dtype('l') == np.dtype('q') (and hashes alike)
+    where np.clip's result types differ."""
+    if isinstance(k, cnp.dtype):
+        return ((<cnp.dtype>k).type_num, (<cnp.dtype>k).byteorder)
+    return k
 
 
 cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object dtype):
     """_wider_loop, remembered by (a's type number, bound keys, dtype=)."""
     cdef int slot = -1, row = ROW_BY_TYPENUM[descr.type_num]    # a kernel dtype's: _widened's caller
-    if (dtype is None and row >= 0 and (k_lo is int or k_lo is float)
-            and (k_hi is int or k_hi is float)):
-        slot = row * 4 + (k_lo is float) * 2 + (k_hi is float)
-        wide = _WIDER_FOR_PYTHON_BOUNDS[slot]
-        if wide is not NotImplemented:
-            return wide
-    key = (descr.type_num, k_lo, k_hi, dtype)
+    cdef int c_lo, c_hi
+    if dtype is None and row >= 0:
+        c_lo = _key_code(k_lo)
+        c_hi = _key_code(k_hi)
+        if c_lo >= 0 and c_hi >= 0:
+            slot = (row * KEY_CODES + c_lo) * KEY_CODES + c_hi
+            wide = _WIDER_BY_CODES[slot]
+            if wide is not NotImplemented:
+                return wide
+    key = (descr.type_num, _dict_key(k_lo), _dict_key(k_hi), _dict_key(dtype))
     if key in _WIDER_LOOP:
         wide = _WIDER_LOOP[key]
     else:
         wide = _WIDER_LOOP[key] = _wider_loop(descr, k_lo, k_hi, dtype)
     if slot >= 0:
-        _WIDER_FOR_PYTHON_BOUNDS[slot] = wide
+        _WIDER_BY_CODES[slot] = wide
     return wide
 
 
