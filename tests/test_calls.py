@@ -826,3 +826,36 @@ def test_wider_loops_into_a_third_dtype(dtype):
             return clip(y, np.float64(-0.5), np.float64(2.5), out=out, casting="unsafe"), out, y
         assert_same_outcome(outcome(lambda: into(fastclip.clip)), outcome(lambda: into(numpy_clip)),
                             messages=True, with_out=True)
+
+
+ONE_SIDED_BOUNDS = [1, -1, 2, 100, 0.5, -2.5, 0, 0.0, -0.0, NAN, float("inf"), -float("inf"),
+                    300, -300, 2**40, 2**64, 1e300]
+
+
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=str)
+def test_one_sided_bounds_are_numpys(dtype):
+    # np.clip with one bound None is np.maximum(a, a_min) or np.minimum(a, a_max)
+    # (numpy/_core/_methods.py::_clip); fastclip takes the integer rows, and the
+    # float rows with a bound neither zero nor NaN, through its own kernels with
+    # the missing bound at the end of the range: the same bits, NaN payloads
+    # and ties included, in every layout
+    rng = np.random.default_rng(29)
+    flat = values(dtype, 4001, rng)                     # an odd length: SIMD tails
+    scalars = ONE_SIDED_BOUNDS + [dtype.type(v) for v in (1, 2, 0.5, 0) if not is_ml_float(dtype)]
+    arrays = [values(dtype, 4001, rng), values(dtype, 1, rng)]
+
+    def calls(lo, hi):
+        yield lambda clip: clip(flat.copy(), lo, hi)
+        yield lambda clip: clip(flat[:4000].reshape(40, 100)[:, ::3].T, lo, hi)
+        yield lambda clip: (lambda a: (clip(a, lo, hi, out=a), a))(flat.copy())
+        yield lambda clip: (lambda o: (clip(flat, lo, hi, out=o), o))(np.zeros_like(flat))
+        yield lambda clip: clip(flat[7].copy(), lo, hi)                     # 0-d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for b in scalars + arrays:
+            for lo, hi in ((b, None), (None, b)):
+                for call in calls(lo, hi):
+                    # the oracle: NumPy's, or for bfloat16 and float8 the
+                    # documented own-dtype rule (docs/semantics.rst)
+                    assert_same_outcome(outcome(lambda: call(fastclip.clip)),
+                                        outcome(lambda: call(reference_clip)))

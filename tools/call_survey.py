@@ -24,7 +24,8 @@ X_DTYPES = ["uint8", "int8", "int16", "uint16", "int32", "int64", "float16", "fl
 BOUNDS = {"python int": (1, 100), "python float": (1.5, 100.5),
           "np.float32": (np.float32(1.5), np.float32(100.5)),
           "np.float64": (np.float64(1.5), np.float64(100.5)),
-          "np.int64": (np.int64(1), np.int64(100)), "np.int16": (np.int16(1), np.int16(100))}
+          "np.int64": (np.int64(1), np.int64(100)), "np.int16": (np.int16(1), np.int16(100)),
+          "lo only": (1.5, None), "hi only": (None, 100), "zero lo only": (0, None)}
 OUTS = [None, "same", "float32", "float64", "int32", "uint8"]
 
 
