@@ -829,7 +829,13 @@ def test_wider_loops_into_a_third_dtype(dtype):
 
 
 ONE_SIDED_BOUNDS = [1, -1, 2, 100, 0.5, -2.5, 0, 0.0, -0.0, NAN, float("inf"), -float("inf"),
-                    300, -300, 2**40, 2**64, 1e300]
+                    300, -300, 2**40, 2**64, 1e300,
+                    # zero in x's own type but not as a Python float (1e-50 into
+                    # float32 was taken for non-zero: -0.0 kept where NumPy gave +0.0)
+                    1e-10, -1e-10, 1e-50, -1e-50, 5e-324, 2.0**-24, -2.0**-25,
+                    # NumPy scalars of other types: a loop wider than x's for some
+                    np.float64(1.5), np.float64(-0.0), np.float64(1e-50), np.float32(-0.5),
+                    np.float32(1e-40), np.float16(2), np.int16(3), np.int64(0), np.uint8(7)]
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=str)
@@ -859,3 +865,26 @@ def test_one_sided_bounds_are_numpys(dtype):
                     # documented own-dtype rule (docs/semantics.rst)
                     assert_same_outcome(outcome(lambda: call(fastclip.clip)),
                                         outcome(lambda: call(reference_clip)))
+
+
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=str)
+def test_one_sided_bounds_into_other_dtypes_are_numpys(dtype):
+    # One bound None with out of another dtype (casting's default and
+    # "unsafe"), in a loop wider than x's or into a third dtype: np.maximum's
+    # or np.minimum's loop and cast, or an error of the same type, through
+    # the conversion and widening routes that take two bounds
+    rng = np.random.default_rng(31)
+    flat = values(dtype, 4001, rng)
+    bounds = [b for b in ONE_SIDED_BOUNDS if not isinstance(b, int) or abs(b) < 2**40]
+    outs = ["float64", "float32", "float16", "int64", "int32", "int16", "uint8", "int8"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for b, od, kwargs in itertools.product(bounds, outs, ({}, {"casting": "unsafe"})):
+            if np.dtype(od) == dtype:
+                continue
+            for lo, hi in ((b, None), (None, b)):
+                def call(clip):
+                    out = np.zeros(flat.shape, od)
+                    return clip(flat, lo, hi, out=out, **kwargs), out
+                assert_same_outcome(outcome(lambda: call(fastclip.clip)),
+                                    outcome(lambda: call(reference_clip)))

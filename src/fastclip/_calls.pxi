@@ -192,18 +192,19 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
 
 #: (a's type number, out's, casting) -> whether np.can_cast(a, out, casting)
 #: with a safe cast: a value-preserving widening, clipped first, then copied
-_SAFE_WIDENING = {}
+cdef dict _SAFE_WIDENING = {}
 
 
 cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out,
-                              object casting):
+                              object casting, bint ufunc_after=True):
     """np.clip(a, a_min, a_max, out=out) with out of a dtype pair that
     _convert does not fuse, and scalar bounds the fast path takes. NumPy
     picks the loop from the inputs alone (outputs take no part in its
     dispatch unless signature= names them), clips in a's dtype and casts into
     out. A widening that casting allows: the fast path into a new array, then
     np.copyto. Any other pair: fastclip's ufunc, without _numpy_rules's argument
-    rules, which these bounds do not need and which cost more than the call."""
+    rules, which these bounds do not need and which cost more than the call
+    (not ufunc_after: NotImplemented instead, for _one_sided)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
     cdef unsigned long long buf = 0
@@ -229,6 +230,8 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         # a 0-d a clips to a NumPy scalar, not an array: the ufunc's call
         if type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row):
             return out
+    if not ufunc_after:
+        return NotImplemented
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
     except TypeError:
@@ -674,36 +677,174 @@ def _wider_loop(cnp.dtype descr, k_lo, k_hi, dtype):
     return wide
 
 
-cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object out):
+cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object out,
+                       object casting):
     """np.clip with one bound None, which NumPy runs as np.maximum(a, a_min)
-    or np.minimum(a, a_max) (numpy/_core/_methods.py::_clip): the fast path
-    with the missing bound at the end of a's range, where that gives
-    np.maximum's bits. An integer row: always (no NaN, no signed zero). A
-    float32/float64/float16 row with a Python number or a scalar of a's
-    type that is neither zero nor NaN: a NaN x comes back itself from both,
-    and a tie with a non-zero bound has one bit pattern. A zero bound is
-    left to NumPy: on a -0.0/+0.0 tie np.maximum returned the bound on x86
-    (NumPy 2.4, AVX-512, every length tried) where the clip keeps x, and
-    aarch64's fmax orders the zeros. Else NotImplemented (NumPy's ufunc). np.clip(x, -1, None) on float32 1e5
-    elements took 31.7 us in NumPy, 4.9 us here (AMD EPYC Zen 5, AVX-512)."""
-    cdef int kind = ROW_KIND[row]
+    or np.minimum(a, a_max) (numpy/_core/_methods.py::_clip): clip's own
+    routes with the missing bound at the end of the range, where that gives
+    np.maximum's bits: the fast path, and for a scalar bound the fused
+    conversion into an out of another dtype and the wider loops (an integer
+    x with a float bound: a float64 result). Else NotImplemented (NumPy's
+    ufunc).
+
+    - An integer x with an integer bound: always (no NaN, no signed zero,
+      whatever the loop). With a float bound, an integer x widens to no
+      -0.0, so only a -0.0 bound (or a NaN) is left to NumPy (_zero_or_nan).
+    - A float x: where NumPy's np.maximum/np.minimum return a NaN x's own
+      bits (_probe_nans_kept: on x86, not on aarch64), and the bound is no
+      NaN and no zero in the loop's type. A tie with a non-zero bound has
+      one bit pattern; on a -0.0/+0.0 tie np.maximum returned the bound on
+      x86 (NumPy 2.4, AVX-512, every length tried) where the clip keeps x,
+      and aarch64's fmax orders the zeros. A Python float bound goes into x's
+      own type, where a tiny one becomes zero (1e-50 into float32: a -0.0
+      came back where NumPy gave +0.0, until test_one_sided_bounds_are_numpys
+      had tiny bounds): it is left to NumPy below float16's smallest step,
+      2**-24.
+    - float16 x in its own loop: any bound, where NumPy's float16 loop keeps
+      x on a tie as the kernel does (_HALF_TIES_KEPT).
+
+    np.clip(x, -1, None) on float32 1e5 elements took 31.7 us in NumPy, 4.9
+    us here; float16 (0, None) 638 us and 3.0 us (AMD EPYC Zen 5, AVX-512)."""
+    cdef int kind = ROW_KIND[row], src = -1
+    cdef bint lower = a_max is None
     cdef type tb
-    bound = a_min if a_max is None else a_max
-    if kind == KIND_INT and ROW_INT_RANGE[row] is not None:
-        end = (<tuple>ROW_INT_RANGE[row])[1 if a_max is None else 0]
+    bound = a_min if lower else a_max
+    tb = type(bound)
+    if tb is not int and tb is not float:
+        src = SCALAR_ROWS.get(tb, -1)
+        if src < 0:
+            # an array or another object: the fast path alone, for an
+            # integer x (which refuses what its loop is not)
+            if kind == KIND_INT and ROW_INT_RANGE[row] is not None:
+                end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
+                return _one_sided_fast(a, bound, end, lower, out, casting)
+            return NotImplemented
+    if kind == KIND_INT:
+        if ROW_INT_RANGE[row] is None:
+            return NotImplemented
+        # the end of x's own range, also in a float loop (rounded: 2**63
+        # for int64): x never passes it, and a narrower float out converts
+        # it, where it refuses an infinity. A bound beyond it is the end
+        # itself: clip(x, b, b) is b everywhere, as np.maximum(x, b) is; a
+        # Python int there is NumPy's OverflowError. (NumPy scalars compared
+        # as Python numbers: np.float16(2) > 65535.0 casts 65535.0 into
+        # float16, and warns of an overflow.)
+        end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
+        if tb is not int:
+            if tb is float or ROW_KIND[src] != KIND_INT:
+                if _zero_or_nan(bound, True):
+                    return NotImplemented
+                end = float(end)
+                b = float(bound)
+            else:
+                b = int(bound)
+            if (b > end) if lower else (b < end):
+                end = bound
     elif kind == KIND_FLOAT or kind == KIND_HALF:
-        tb = type(bound)
-        if not (tb is float or tb is int or tb is ROW_SCALAR_TYPE[row]):
+        if _NANS_KEPT < 0:
+            _probe_nans_kept()
+        if not _NANS_KEPT:
             return NotImplemented
-        f = float(bound)
-        if f != f or f == 0.0:
+        if kind == KIND_HALF and _HALF_TIES_KEPT and (tb is int or tb is float or src == row):
+            # float16's own loop (np.float64 and wider bounds: _widened's own
+            # checks), which keeps x on a tie, zeros included, and gives a NaN
+            # x, else a NaN bound, as the kernel does: any bound
+            pass
+        elif tb is int or (src >= 0 and ROW_KIND[src] == KIND_INT):
+            if bound == 0:
+                return NotImplemented
+        elif not fabs(float(bound)) >= _SMALLEST_FLOAT16:      # also a NaN
             return NotImplemented
-        end = _INF if a_max is None else -_INF
+        end = _INF if lower else -_INF
     else:
         return NotImplemented
-    if a_max is None:
-        return _fast(a, a_min, end, out)
-    return _fast(a, end, a_max, out)
+    result = _one_sided_fast(a, bound, end, lower, out, casting)
+    if result is not NotImplemented or not _operand_has_loop(bound):
+        return result
+    if tb is int and kind == KIND_INT and ((bound > end) if lower else (bound < end)):
+        return NotImplemented       # NumPy's OverflowError (the fast path refused it)
+    lo, hi = (bound, end) if a_max is None else (end, bound)
+    # a loop wider than x's: a NumPy scalar bound, or a float one on an
+    # integer x (NEP 50: a Python number takes x's own type otherwise); not
+    # tried where there is none (float32 x with a Python float bound into
+    # float16, which goes to NumPy: 1.68 us at n=16 with the try, 1.39 without)
+    wider = src >= 0 or (kind == KIND_INT and tb is float)
+    if out is None:
+        return _widened(a, lo, hi, None, None) if casting is None and wider else NotImplemented
+    if type(out) is not ndarray:
+        return NotImplemented
+    if casting is None:
+        casting = "same_kind"
+    result = _convert(a, lo, hi, <ndarray>out, casting)
+    if result is NotImplemented and (cnp.PyArray_ITEMSIZE(<ndarray>out)
+                                     > cnp.PyArray_ITEMSIZE(a)):
+        # (a safe cast, which _into_other_dtype's route needs, widens)
+        result = _into_other_dtype(a, lo, hi, <ndarray>out, casting, False)
+    if result is NotImplemented and wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS:
+        result = _widened(a, lo, hi, None, <ndarray>out, casting)
+    return result
+
+
+cdef inline object _one_sided_fast(ndarray a, object bound, object end, bint lower, object out,
+                                   object casting):
+    """_one_sided's fast path: as clip() takes it for two bounds (a casting
+    under which a Python number converts to any dtype, out of a's dtype)."""
+    if casting is not None and not (type(casting) is str and casting in _CASTS_ANY_SCALAR):
+        return NotImplemented
+    if lower:
+        return _fast(a, bound, end, out)
+    return _fast(a, end, bound, out)
+
+
+#: 1 where np.maximum and np.minimum with a scalar bound return a NaN x's own
+#: bits, signaling ones too, in every float dtype, as the kernels do; 0 where
+#: not, and the float rows' one-sided calls go to NumPy; -1 until probed
+cdef int _NANS_KEPT = -1
+#: (probed with it) whether NumPy's float16 np.maximum and np.minimum keep x
+#: on a -0.0/+0.0 tie, as its scalar loop does (npy_half_ge, npy_half_le) and
+#: the float16 kernel too: then a zero bound takes the kernel, where NumPy's
+#: loop took 170 times np.copyto's time (n=1e5, AMD Zen 5)
+cdef bint _HALF_TIES_KEPT = False
+
+
+cdef void _probe_nans_kept() except *:
+    """Sets _NANS_KEPT from NumPy's answer on this machine. NumPy 2.4 keeps
+    the bits on x86; on aarch64 its vector max (vmaxq) quiets a signaling
+    NaN (0x7fa34585 came back 0x7fe34585 under qemu, where fastclip kept
+    it, until tools/aarch64 ran test_one_sided_bounds_are_numpys), and a
+    NumPy that returned a NaN of its own would differ too. Probed on
+    contiguous and strided x of an odd length (SIMD bodies and tails) with
+    NaNs of both signs, quiet and signaling."""
+    global _NANS_KEPT, _HALF_TIES_KEPT
+    zeros = np.array([-0.0, 0.0, 1.0, -1.0] * 251, np.float16)
+    ties = True
+    for view in (zeros, zeros[1::2], zeros[::-3]):
+        for bound in (np.float16(0.0), np.float16(-0.0)):
+            for result in (_umath.maximum(view, bound), _umath.minimum(view, bound)):
+                ties &= result.tobytes() == (np.where(view == 0, view, result)).tobytes()
+    _HALF_TIES_KEPT = ties
+    kept = True
+    for dt in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)):
+        u = np.dtype(f"u{dt.itemsize}")
+        inf_bits = int(np.array(np.inf, dt).view(u))
+        quiet_bits = int(np.array(np.nan, dt).view(u))
+        sign_bit = 1 << (8 * dt.itemsize - 1)
+        nans = np.array([inf_bits | 1, quiet_bits | 5, sign_bit | inf_bits | 3,
+                         sign_bit | quiet_bits | 1], u)
+        x = np.linspace(-2.0, 2.0, 1001).astype(dt)
+        x.view(u)[::5] = np.resize(nans, x[::5].size)
+        for view in (x, x[1::2]):
+            with np.errstate(invalid="ignore"):
+                for result in (_umath.maximum(view, 0.5), _umath.minimum(view, 0.5)):
+                    kept &= np.array_equal(result.view(u)[np.isnan(view)],
+                                           view.view(u)[np.isnan(view)])
+    _NANS_KEPT = kept
+
+
+#: float16's smallest subnormal: a Python float bound at least this large is
+#: no zero in any float type (the 16-, 32- and 64-bit ones round it to itself
+#: or further from zero)
+cdef double _SMALLEST_FLOAT16 = 2.0 ** -24
 
 
 cdef object _INF = float("inf")
@@ -726,8 +867,9 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
             a_max = None
     if a_min is None and a_max is None:
         return _umath.positive(a, out=out, **kwargs)
-    if row >= 0 and not kwargs and (a_min is None or a_max is None):
-        result = _one_sided(a, row, a_min, a_max, out)
+    if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (
+            len(kwargs) == 1 and "casting" in kwargs)):
+        result = _one_sided(a, row, a_min, a_max, out, kwargs.get("casting") if kwargs else None)
         if result is not NotImplemented:
             return result
     if a_min is None:

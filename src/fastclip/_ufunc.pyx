@@ -28,7 +28,7 @@ from numpy cimport npy_intp, ndarray
 from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_t
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.string cimport memcpy
-from libc.math cimport copysign
+from libc.math cimport copysign, fabs
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
