@@ -10,6 +10,10 @@
 typedef void (*fc_loop_t)(char **args, const npy_intp *dimensions,
                           const npy_intp *steps, void *data);
 
+/* n contiguous elements, both bounds scalars given by address */
+typedef void (*fc_span_t)(const char *x, const char *lo, const char *hi, char *out,
+                          npy_intp n);
+
 /* where=: the loop applied where mask is true, out left alone elsewhere */
 typedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
                             const unsigned char *mask, npy_intp n,

@@ -842,9 +842,10 @@ ONE_SIDED_BOUNDS = [1, -1, 2, 100, 0.5, -2.5, 0, 0.0, -0.0, NAN, float("inf"), -
 def test_one_sided_bounds_are_numpys(dtype):
     # np.clip with one bound None is np.maximum(a, a_min) or np.minimum(a, a_max)
     # (numpy/_core/_methods.py::_clip); fastclip takes the integer rows, and the
-    # float rows with a bound neither zero nor NaN, through its own kernels with
-    # the missing bound at the end of the range: the same bits, NaN payloads
-    # and ties included, in every layout
+    # float rows where NumPy keeps a NaN x's bits (probed), through its own
+    # kernels with the missing bound at the end of the range (a zero or NaN
+    # float32/float64 bound: the loop with np.maximum's rule on a tie): the
+    # same bits, NaN payloads and ties included, in every layout
     rng = np.random.default_rng(29)
     flat = values(dtype, 4001, rng)                     # an odd length: SIMD tails
     scalars = ONE_SIDED_BOUNDS + [dtype.type(v) for v in (1, 2, 0.5, 0) if not is_ml_float(dtype)]

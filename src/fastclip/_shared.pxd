@@ -11,6 +11,9 @@ cdef extern from "loop_types.h":
     # `count` runs of n elements, run r of operand k at args[k] + r * row_steps[k]
     ctypedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
                                const npy_intp *row_steps) noexcept nogil
+    # n contiguous elements, both bounds scalars given by address
+    ctypedef void (*fc_span_t)(const char *x, const char *lo, const char *hi, char *out,
+                               npy_intp n) noexcept nogil
     # where=: the loop applied where mask is true, out left alone elsewhere
     ctypedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
                                  const unsigned char *mask, npy_intp n,

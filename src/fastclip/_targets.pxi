@@ -63,6 +63,8 @@ cdef fc_masked_t *MASKED_ROWS = <fc_masked_t *>PyCapsule_GetPointer(
     _kernels.masked_table(), "fastclip.masked_table")
 cdef fc_rows_t *ROWS = <fc_rows_t *>PyCapsule_GetPointer(
     _kernels.rows_table(), "fastclip.rows_table")
+cdef fc_span_t *TIES_TO_BOUND = <fc_span_t *>PyCapsule_GetPointer(
+    _kernels.ties_to_bound_table(), "fastclip.ties_to_bound_table")
 
 cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
     _kernels.convert_api(), "fastclip.convert")

@@ -25,7 +25,7 @@ import os
 import numpy as np
 cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
-from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_t
+from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_t, fc_span_t
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.string cimport memcpy
 from libc.math cimport copysign, fabs
