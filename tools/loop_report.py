@@ -25,6 +25,8 @@ PATHS = [
     ("fc_run_masked", "where="),
     ("fc_arrays_", "per-element bounds (float rows, where not inlined)"),
     ("fc_contiguous_", "16-/8-bit floats, scalar bounds (where not inlined)"),
+    ("fc_ties_to_bound_", "float rows, both bounds scalar under np.maximum's tie rule"),
+    ("fc_scalars_", "the same, where not inlined"),
 ]
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
