@@ -768,7 +768,7 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
         return result
     if tb is int and kind == KIND_INT and ((bound > end) if lower else (bound < end)):
         return NotImplemented       # NumPy's OverflowError (the fast path refused it)
-    lo, hi = (bound, end) if a_max is None else (end, bound)
+    lo, hi = (bound, end) if lower else (end, bound)
     # a loop wider than x's: a NumPy scalar bound, or a float one on an
     # integer x (NEP 50: a Python number takes x's own type otherwise); not
     # tried where there is none (float32 x with a Python float bound into
@@ -881,7 +881,8 @@ cdef bint _TIES_TO_BOUND_OK = False
 
 
 cdef void _probe_nans_kept() except *:
-    """Sets _NANS_KEPT from NumPy's answer on this machine. NumPy 2.4 keeps
+    """Sets _NANS_KEPT, _HALF_TIES_KEPT and _TIES_TO_BOUND_OK from NumPy's
+    answers on this machine, once. On NaNs: NumPy 2.4 keeps
     the bits on x86; on aarch64 its vector max (vmaxq) quiets a signaling
     NaN (0x7fa34585 came back 0x7fe34585 under qemu, where fastclip kept
     it, until tools/aarch64 ran test_one_sided_bounds_are_numpys), and a
