@@ -167,6 +167,31 @@ def test_where_into_out(dtype):
                 guard_before.view(np.uint8).reshape(guard.size, -1)[outside].tobytes()
 
 
+@pytest.mark.parametrize("dtype", KERNEL, ids=str)
+def test_where_with_array_bounds(dtype):
+    """where= with per-element bounds: the row's loop into a buffer, then the
+    blend into out (csrc/masked.h), whose vectors store plainly where their
+    mask is all set; masks of every density, so that both kinds of store
+    meet, with the masked-off elements and the bytes around out kept."""
+    rng = np.random.default_rng(12)
+    lo, hi = typical_bounds(dtype)
+    for n in (1025, 3000):
+        a = values(dtype, n, rng)
+        lo_a = np.full(n, lo, dtype=np.float32).astype(dtype)
+        hi_a = values(dtype, n, rng)
+        hi_a[rng.random(n) < 0.5] = np.array(hi, dtype=np.float32).astype(dtype)
+        for p in (0.5, 0.95, 0.99, 1.0):
+            mask = rng.random(n) < p
+            guard = values(dtype, n + 16, rng)
+            out = guard[8:-8]
+            guard_before = guard.copy()
+            expected = _masked_expected(a, lo_a, hi_a, out.copy(), mask)
+            assert fastclip.clip(a, lo_a, hi_a, out=out, where=mask) is out
+            assert_same(out.copy(), expected)
+            assert guard[:8].tobytes() + guard[-8:].tobytes() == \
+                guard_before[:8].tobytes() + guard_before[-8:].tobytes()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.float16], ids=str)
 def test_where_in_place_and_odd_masks(dtype):
     rng = np.random.default_rng(5)

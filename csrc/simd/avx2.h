@@ -436,6 +436,11 @@ static inline fc_vi fc_vi_mask_of(int w, const unsigned char *m)
     __m256i v = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(bits));
     return _mm256_cmpgt_epi64(v, _mm256_setzero_si256());
 }
+/* every lane of both masks set */
+static inline int fc_vi_all_set(fc_vi a, fc_vi b)
+{
+    return _mm256_movemask_epi8(_mm256_and_si256(a, b)) == -1;
+}
 static inline fc_vi fc_vi_maskload(int w, fc_vi m, const void *p)
 {
     return w == 4 ? _mm256_maskload_epi32((const int *)p, m)
