@@ -34,10 +34,12 @@
 #include <limits.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <numpy/npy_common.h>
 #include "float16.h"
 #include "convert_vector.h"
+#include "stream.h"
 
 #if defined(__F16C__)
 #include <immintrin.h>
@@ -72,13 +74,42 @@ typedef struct {
     char *out;
     const void *lo, *hi;
     int nan;
+    int stream;     /* a result far larger than the caches: stream it out */
 } fc_convert_job_t;
+
+/* Loop e over n elements into out by way of an L1 buffer whose blocks leave
+ * through streaming stores (csrc/stream.h: the read for ownership of each
+ * line of out is saved), the part before out's first 64-byte boundary and
+ * the last part stored plainly. */
+#define FC_STREAM_BLOCK_BYTES 8192
+static int fc_convert_streamed(const fc_convert_entry_t *e, const char *x, char *out,
+                               npy_intp n, const void *lo, const void *hi)
+{
+    npy_intp s = e->src_size, d = e->dst_size, per = FC_STREAM_BLOCK_BYTES / d;
+    npy_intp head = (npy_intp)(-(uintptr_t)out & 63);
+    if (!FC_HAVE_STREAM || head % d != 0) {
+        return e->convert(x, out, n, lo, hi);   /* out misaligned for its items */
+    }
+    head = head / d < n ? head / d : n;
+    npy_uint64 buf[FC_STREAM_BLOCK_BYTES / 8];
+    int nan = e->convert(x, out, head, lo, hi);
+    npy_intp i = head;
+    for (; n - i >= per; i += per) {
+        nan |= e->convert(x + i * s, (char *)buf, per, lo, hi);
+        fc_stream_copy(out + i * d, (const char *)buf, per * d);
+    }
+    nan |= e->convert(x + i * s, out + i * d, n - i, lo, hi);
+    fc_stream_fence();
+    return nan;
+}
 
 static void fc_convert_range(void *ctx, npy_intp first, npy_intp last)
 {
     fc_convert_job_t *j = (fc_convert_job_t *)ctx;
-    if (j->e->convert(j->x + first * j->e->src_size, j->out + first * j->e->dst_size,
-                      last - first, j->lo, j->hi)) {
+    const char *x = j->x + first * j->e->src_size;
+    char *out = j->out + first * j->e->dst_size;
+    if (j->stream ? fc_convert_streamed(j->e, x, out, last - first, j->lo, j->hi)
+                  : j->e->convert(x, out, last - first, j->lo, j->hi)) {
         j->nan = 1;
     }
 }

@@ -317,9 +317,48 @@ def test_results_larger_than_the_caches_are_streamed_correctly(dtype):
         for threads in (1, 2):
             fastclip.set_num_threads(threads)
             for offset in (0, 1, 7):        # output starting off a 64-byte line
-                out = np.zeros(n + 8, dt)[offset: offset + n]
+                # np.full writes its pages (np.zeros' stay unmapped, and
+                # fresh memory is not streamed into)
+                out = np.full(n + 8, 3, dt)[offset: offset + n]
                 assert fastclip.clip(a, lo, hi, out=out) is out
                 assert_same(out, expected)
+    finally:
+        fastclip.set_num_threads(before)
+
+
+@pytest.mark.parametrize("src, dst, bounds", [
+    ("float32", "float64", (np.float64(-0.5), np.float64(0.5))),   # the wider loop
+    ("float32", "float64", (-0.5, 0.5)),        # clip in float32, then widen
+    ("float64", "float32", (-0.5, 0.5)),
+    ("float32", "uint8", (0, 200)),
+    ("int16", "float64", (-100, 100)),
+])
+def test_conversions_larger_than_the_caches_are_streamed_correctly(src, dst, bounds):
+    """Clip-and-convert results of 16 MiB and more into memory in place
+    stream out of an L1 buffer (csrc/convert.h, fc_convert_streamed): a head
+    up to a 64-byte boundary, whole blocks, a tail; on each thread's part.
+    A NaN met in a streamed block hands the call to NumPy, whose answer
+    replaces all of it."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    n = (16 << 20) // dst.itemsize + 1000 + 3
+    rng = np.random.default_rng(6)
+    a = (rng.normal(size=n) * 300).astype(src)
+    lo, hi = bounds
+    before = fastclip.get_num_threads()
+    try:
+        for threads in (1, 2):
+            fastclip.set_num_threads(threads)
+            for offset in (0, 1, 7):
+                for nan_at in ((None, n - 5000) if src.kind == "f" else (None,)):
+                    x = a.copy()
+                    if nan_at is not None:
+                        x[nan_at] = np.nan
+                    out = np.full(n + 8, 3, dst)[offset: offset + n]
+                    expected = np.full(n, 3, dst)
+                    np.clip(x, lo, hi, out=expected, casting="unsafe")
+                    with np.errstate(invalid="ignore"):
+                        assert fastclip.clip(x, lo, hi, out=out, casting="unsafe") is out
+                    assert_same(out, expected)
     finally:
         fastclip.set_num_threads(before)
 
