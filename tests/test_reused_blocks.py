@@ -1,4 +1,4 @@
-"""New results of 1 MiB and more take the blocks freed results left
+"""New results of 16 MiB and more take the blocks freed results left
 (csrc/result_blocks.h): every element rewritten, the cap kept, off when asked,
 safe from several threads."""
 
@@ -18,6 +18,8 @@ pytestmark = pytest.mark.thread_unsafe(reason="the kept blocks are one set for t
 
 MIB = 1 << 20
 DEFAULT_CAP = _ufunc.REUSE_DEFAULT_MIB * MIB
+U = _ufunc.REUSE_MIN_BYTES          # the smallest result kept (16 MiB)
+ROWS = U // 4096                    # rows of 1024 float32 making U bytes
 
 
 @pytest.fixture(autouse=True)
@@ -31,15 +33,15 @@ def _bits(a):
     return a.view(f"u{a.dtype.itemsize}")
 
 
-# (name, x of a fill, bounds): each call's result is at least 1 MiB
+# (name, x of a fill, bounds): each call's result is at least U
 CALLS = [
-    ("float32, C order", lambda v: np.full((512, 1024), v, np.float32), (-1.5, 2.5)),
-    ("float64, F order", lambda v: np.asfortranarray(np.full((384, 512), v)), (-1.5, 2.5)),
-    ("uint8 widened by float bounds", lambda v: np.full((1024, 1024), int(v * 10) % 256, np.uint8),
-     (10.0, 200.0)),
-    ("float32 with np.float64 bounds", lambda v: np.full((512, 1024), v, np.float32),
+    ("float32, C order", lambda v: np.full((ROWS, 1024), v, np.float32), (-1.5, 2.5)),
+    ("float64, F order", lambda v: np.asfortranarray(np.full((ROWS, 768), v)), (-1.5, 2.5)),
+    ("uint8 widened by float bounds",
+     lambda v: np.full((ROWS // 2, 1024), int(v * 10) % 256, np.uint8), (10.0, 200.0)),
+    ("float32 with np.float64 bounds", lambda v: np.full((ROWS // 2, 1024), v, np.float32),
      (np.float64(-1.5), np.float64(2.5))),
-    ("int16 per-element bounds", lambda v: np.full((1024, 1024), int(v * 100), np.int16),
+    ("int16 per-element bounds", lambda v: np.full((2 * ROWS, 1024), int(v * 100), np.int16),
      (np.arange(1024, dtype=np.int16) - 600, np.int16(700))),
 ]
 
@@ -64,29 +66,31 @@ def test_a_freed_results_block_is_reused_with_every_element_rewritten(name, make
 
 def test_small_results_and_out_are_numpys_own():
     assert get_handler_name(fastclip.clip(np.ones(1000), 0, 1)) == "default_allocator"
-    out = np.empty(MIB)
-    fastclip.clip(np.ones(MIB), 0, 1, out=out)
+    # just under U: left to NumPy's allocator (a block malloc just freed is warm)
+    assert get_handler_name(fastclip.clip(np.ones(U // 8 - 1), 0, 1)) == "default_allocator"
+    out = np.empty(U // 8)
+    fastclip.clip(np.ones(U // 8), 0, 1, out=out)
     assert get_handler_name(out) == "default_allocator"
 
 
 def test_the_kept_bytes_stay_under_the_cap_and_the_oldest_go_first():
-    _ufunc.set_reuse_bytes(5 * MIB)
-    for nbytes in [MIB, 2 * MIB, 3 * MIB]:
+    _ufunc.set_reuse_bytes(5 * U)
+    for nbytes in [U, 2 * U, 3 * U]:
         fastclip.clip(np.zeros(nbytes, np.uint8), 0, 1)     # made and freed at once
     count, held, _ = _ufunc.reused_blocks()
     # 1 + 2 fit, 3 more pushes out the oldest (1), then 2 + 3 = 5 fit
-    assert (count, held) == (2, 5 * MIB)
-    fastclip.clip(np.zeros(6 * MIB, np.uint8), 0, 1)        # larger than the cap: not kept
-    assert _ufunc.reused_blocks()[:2] == (2, 5 * MIB)
+    assert (count, held) == (2, 5 * U)
+    fastclip.clip(np.zeros(6 * U, np.uint8), 0, 1)          # larger than the cap: not kept
+    assert _ufunc.reused_blocks()[:2] == (2, 5 * U)
     for k in range(12):
-        fastclip.clip(np.zeros(MIB + 4096 * k, np.uint8), 0, 1)
+        fastclip.clip(np.zeros(U + 4096 * k, np.uint8), 0, 1)
     count, held, _ = _ufunc.reused_blocks()
-    assert count <= 8 and held <= 5 * MIB
+    assert count <= 8 and held <= 5 * U
 
 
 def test_reuse_off():
     _ufunc.set_reuse_bytes(0)
-    r = fastclip.clip(np.ones(2 * MIB), 0, 1)
+    r = fastclip.clip(np.ones(U // 4), 0, 1)
     assert get_handler_name(r) == "default_allocator"
     del r
     assert _ufunc.reused_blocks()[:2] == (0, 0)
@@ -100,7 +104,7 @@ def _python(code, **env):
 def test_fastclip_reuse_mib_sets_the_cap_and_a_bad_value_says_what_is_wrong():
     code = ("import numpy as np, fastclip\n"
             "from numpy._core.multiarray import get_handler_name\n"
-            "print(get_handler_name(fastclip.clip(np.ones(1 << 20), 0, 1)))\n")
+            "print(get_handler_name(fastclip.clip(np.ones(1 << 21), 0, 1)))\n")   # 16 MiB
     code += "fastclip.show_config()\n"
     off = _python(code, FASTCLIP_REUSE_MIB="0").stdout
     assert off.split()[0] == "default_allocator"
@@ -114,22 +118,22 @@ def test_fastclip_reuse_mib_sets_the_cap_and_a_bad_value_says_what_is_wrong():
 
 
 def test_a_resized_result_is_freed_by_size():
-    r = fastclip.clip(np.arange(MIB, dtype=np.float64), 10, 20)
-    r.resize((MIB // 16 + 3,), refcheck=False)  # realloc through the same handler, to 512 KiB
+    r = fastclip.clip(np.arange(U // 8, dtype=np.float64), 10, 20)
+    r.resize((U // 16 + 3,), refcheck=False)    # realloc through the same handler, to U / 2
     assert np.array_equal(r[:100], np.clip(np.arange(100.0), 10, 20))
-    del r                                       # freed with its new size: below 1 MiB, not kept
+    del r                                       # freed with its new size: below U, not kept
     assert _ufunc.reused_blocks()[:2] == (0, 0)
 
 
 def test_threads_making_and_freeing_results_at_once_get_their_own_blocks():
-    sizes = [MIB // 4, MIB // 4 + 1024, MIB // 2]       # float32: 1, 1 MiB + 4 KiB, 2 MiB
+    sizes = [U // 4, U // 4 + 1024, U // 2]     # float32: U, U + 4 KiB, 2 U
     failures = []
     start = threading.Barrier(4)
 
     def work(seed):
         rng = np.random.default_rng(seed)
         start.wait()
-        for i in range(60):
+        for i in range(15):
             x = rng.standard_normal(sizes[i % 3], dtype=np.float32)
             r = fastclip.clip(x, -0.5, 0.5)
             x2 = rng.standard_normal(sizes[(i + 1) % 3], dtype=np.float32)

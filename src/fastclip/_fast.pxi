@@ -49,7 +49,7 @@ def reused_blocks():
 cdef object _new_result(ndarray a, cnp.dtype descr):
     """A new array for a's result, of type descr, laid out as np.clip lays
     out its own (C order for a C-contiguous a, else a's memory order, NumPy's
-    K); from a block a freed result left when it is 1 MiB or more
+    K); from a block a freed result left when it is 16 MiB or more
     (csrc/result_blocks.h)."""
     cdef void *previous = fc_blocks_begin(cnp.PyArray_SIZE(a) * descr.itemsize)
     try:
