@@ -70,6 +70,10 @@ def target_arch(environ, platform_tag):
 
 #: x86-64 SIMD targets, lowest first (fastclip._targets.TARGETS, the CPU
 #: levels of csrc/cpu_features.h). GCC and clang spell out each extension;
+#: sse42 is x86-64-v2 (SSE4.2, POPCNT; NumPy's own baseline from 2.4), for
+#: CPUs without AVX2: SSE2 alone has no 64-bit compare and no 32-bit min/max,
+#: and the baseline build's int64 and int32 loops ran at 0.56-0.87x np.clip
+#: (docs/performance.md). MSVC builds no sse42 (its /arch:SSE4.2 is recent);
 #: MSVC's /arch:AVX2 also lets it use FMA and F16C, /arch:AVX512 means
 #: AVX-512 F/CD/BW/DQ/VL. The AVX-512 build vectorises at 256 bits (GCC's own
 #: choice for AVX-512 CPUs), with AVX-512's instructions and mask registers: a
@@ -78,6 +82,7 @@ def target_arch(environ, platform_tag):
 _X86_SIMD = {
     "gcc-like": {
         "baseline": [],
+        "sse42": ["-msse4.2", "-mpopcnt"],
         "avx2": ["-mavx2", "-mfma", "-mf16c"],
         "avx512": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw",
                    "-mavx512vl", "-mavx512dq", "-mprefer-vector-width=256"],
@@ -219,6 +224,14 @@ class _quiet:
 
 
 SIMD_PROBES = {
+    "sse42": """
+        #include <nmmintrin.h>
+        int main(void) {
+            __m128i g = _mm_cmpgt_epi64(_mm_set1_epi64x(2), _mm_set1_epi64x(1));    /* SSE4.2 */
+            __m128i m = _mm_max_epi32(g, _mm_set1_epi32(3));                        /* SSE4.1 */
+            return _mm_cvtsi128_si32(m) + _mm_popcnt_u32((unsigned)_mm_cvtsi128_si32(g));
+        }
+    """,
     "avx2": """
         #include <immintrin.h>
         int main(void) {

@@ -181,7 +181,7 @@ def run_python(code, **env):
                           env={**os.environ, **env})
 
 
-@pytest.mark.parametrize("target", ["baseline", "avx2", "avx512"])
+@pytest.mark.parametrize("target", ["baseline", "sse42", "avx2", "avx512"])
 def test_fastclip_simd_forces_a_lower_target(target):
     from fastclip import _ufunc
     if target not in _ufunc.COMPILED_TARGETS:

@@ -39,10 +39,11 @@ def test_target_arch(environ, platform_tag, arch):
 
 
 @pytest.mark.parametrize("family", ["gcc", "clang", "apple-clang"])
-def test_gcc_like_x86_64_gets_three_targets(family):
+def test_gcc_like_x86_64_gets_four_targets(family):
     t = bu.simd_targets(family, "x86_64")
     assert list(t) == list(_ufunc.TARGETS)
     assert t["baseline"] == []
+    assert t["sse42"] == ["-msse4.2", "-mpopcnt"]
     assert {"-mavx2", "-mfma", "-mf16c"} <= set(t["avx2"])
     assert {"-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq"} <= set(t["avx512"])
     assert not any(f.startswith("/") for flags in t.values() for f in flags)

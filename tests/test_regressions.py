@@ -98,7 +98,7 @@ def test_only_the_chosen_kernel_module_is_imported():
     import sys
     code = ("import sys, fastclip; from fastclip import _ufunc; "
             "print(_ufunc.SIMD_TARGET, sorted(m for m in sys.modules if '_kernels_' in m))")
-    for target in ("baseline", "avx2"):
+    for target in ("baseline", "sse42", "avx2"):
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env={**__import__("os").environ, "FASTCLIP_SIMD": target})
         chosen, loaded = r.stdout.split(" ", 1)

@@ -43,7 +43,7 @@ def show_config():
     >>> import fastclip
     >>> fastclip.show_config()  # doctest: +SKIP
     fastclip 0.1.0, numpy 2.4.6, ml_dtypes 0.7.0, python 3.11.7
-    SIMD target: avx512 (compiled: baseline, avx2, avx512; ...)
+    SIMD target: avx512 (compiled: baseline, sse42, avx2, avx512; ...)
     threads: 2 (effective now 2: fastclip's helper threads, ...)
     """
     c = config()

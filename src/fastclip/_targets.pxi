@@ -2,7 +2,7 @@
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
 #: SIMD targets, lowest first; the index is the CPU level of cpu_features.h.
-TARGETS = ("baseline", "avx2", "avx512")
+TARGETS = ("baseline", "sse42", "avx2", "avx512")
 
 
 def _compiled_targets():

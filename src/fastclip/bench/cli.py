@@ -24,6 +24,9 @@ from fastclip.bench.peers import Peers
 PEER_ISA = {
     "baseline": {"ATEN_CPU_CAPABILITY": "default", "NUMBA_CPU_NAME": "x86-64",
                  "NUMBA_CPU_FEATURES": ""},
+    # ATen has no SSE4.2 kernels: its default ones are the nearest
+    "sse42": {"ATEN_CPU_CAPABILITY": "default", "NUMBA_CPU_NAME": "nehalem",
+              "NUMBA_CPU_FEATURES": ""},
     "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "NUMBA_CPU_NAME": "haswell",
              "NUMBA_CPU_FEATURES": ""},
     "avx512": {"ATEN_CPU_CAPABILITY": "avx512"},
