@@ -12,7 +12,7 @@
  * - AVX-512: every lane under a mask register, so each row is masked
  *   vectors over its span (every s-th lane at a phase that steps from vector
  *   to vector), nothing between or beyond the elements read or written;
- * - AVX2 and NEON (the vector layer's fc_vi): no byte-masked stores, so
+ * - AVX2, SSE4.2 and NEON (the vector layer's fc_vi): no byte-masked stores, so
  *   whole vectors store only where they cover nothing but elements: short
  *   contiguous rows (s = 1) of at least one vector, their last vector
  *   overlapping the one before (it writes the same values again), and
@@ -308,7 +308,7 @@ FC_ROWS_INLINE int fc_strided_rows(int w, int kind, char *px, char *po, npy_intp
     return 0;
 }
 
-#elif defined(FC_VI_BYTES)      /* the vector layer of AVX2 and NEON */
+#elif defined(FC_VI_BYTES)      /* the vector layer of AVX2, SSE4.2 and NEON */
 
 #define FC_HAVE_STRIDED_ROWS 1
 

@@ -8,6 +8,7 @@
  * (src/fastclip/_kernels.pyx.in, compiled per target) gets its own:
  *   avx512.h  AVX-512 F/BW/VL/DQ, 512-bit vectors and mask registers
  *   avx2.h    AVX2 (+FMA, F16C), 256-bit vectors, masks as vectors
+ *   sse42.h   x86-64-v2 (SSE4.2), 128-bit vectors, masks as vectors
  *   neon.h    aarch64 ASIMD, 128-bit vectors, masks as vectors
  * and no vector layer (FC_SIMD 0) otherwise: the algorithms' portable loops.
  *
@@ -41,6 +42,8 @@
 #include "avx512.h"
 #elif defined(__AVX2__)
 #include "avx2.h"
+#elif defined(__SSE4_2__)
+#include "sse42.h"
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include "neon.h"
 #else
