@@ -326,7 +326,7 @@ static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
  * converted by fc_floats_to_half */
 #define FC_CONVERT_BLOCK 256
 
-/* m floats (finite, within float16's range) -> float16, to nearest even */
+/* m floats (within float16's range, or NaN) -> float16, to nearest even */
 static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m)
 {
     npy_intp j = 0;
@@ -338,8 +338,7 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
     }
 #endif
     for (; j < m; j++) {
-        int overflow;
-        o[j] = fc_double_to_half((double)buf[j], &overflow);
+        o[j] = fc_float_to_half_in_range(buf[j]);
     }
 }
 

@@ -74,6 +74,34 @@ static inline uint16_t fc_double_to_half(double d, int *overflow)
     return sign | (uint16_t)h;
 }
 
+/* fc_double_to_half((double)f) for a float f within float16's range
+ * (|f| <= 65504) or a NaN, branch-free, so that the compiler vectorises a
+ * loop of it where F16C is missing (SSE4.2, SSE2, NEON): a float16 normal is
+ * f's bits rebased and rounded to nearest even at bit 13; a subnormal or
+ * zero (below 2**-14) is added to 0.5, whose step 2**-24 is float16's
+ * smallest, and the FPU rounds; a NaN is quieted and keeps its top payload
+ * bits, as by way of the double. Checked against fc_double_to_half for all
+ * 2**32 floats of that domain (2415902720 of them, no difference). */
+static inline uint16_t fc_float_to_half_in_range(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    int32_t a = (int32_t)(u & 0x7fffffffu);
+    uint32_t normal = ((uint32_t)a - (112u << 23) + 0xfffu + (((uint32_t)a >> 13) & 1u)) >> 13;
+    float magnitude, sum;
+    memcpy(&magnitude, &a, sizeof magnitude);
+    sum = magnitude + 0.5f;
+    uint32_t sum_bits;
+    memcpy(&sum_bits, &sum, sizeof sum_bits);
+    uint32_t subnormal = sum_bits - 0x3f000000u;                 /* 0.5's bits */
+    uint32_t nan = 0x7c00u | ((((uint32_t)a & 0x7fffffu) | 0x400000u) >> 13);
+    /* masks, not ?: (GCC made the ?: branches, and the loop scalar) */
+    uint32_t is_nan = 0u - (uint32_t)(a > 0x7f800000), is_small = 0u - (uint32_t)(a < (113 << 23));
+    uint32_t h = (nan & is_nan) | (~is_nan & ((subnormal & is_small) | (normal & ~is_small)));
+    return (uint16_t)(sign | h);
+}
+
 static inline uint16_t fc_double_to_bfloat16(double d, int *overflow)
 {
     float f = (float)d;

@@ -331,6 +331,32 @@ def test_float64_to_float16_rounds_once():
                            casting="unsafe"))
 
 
+def test_float32_to_float16_every_rounding_case():
+    """float32 -> float16 rounds in csrc/float16.h's branch-free
+    fc_float_to_half_in_range where F16C is missing (the sse42 and baseline
+    builds, NEON), and by vcvtps2ph at AVX2 and AVX-512. Every float16 value
+    and every halfway point between neighbours, subnormals and both signs,
+    with the float32s one step either side, and NaNs with payloads at every
+    bit: the same bits as NumPy's."""
+    h = np.arange(0x7C00, dtype=np.uint16).view(np.float16).astype(np.float32)
+    mid = (h[:-1] + h[1:]) / 2                       # exact in float32
+    x = np.concatenate([h, mid, np.nextafter(mid, np.float32(np.inf)),
+                        np.nextafter(mid, np.float32(-np.inf))])
+    nans = (0x7F800000 | (1 << np.arange(23, dtype=np.uint32))).view(np.float32)
+    x = np.concatenate([x, -x, nans, -nans]).astype(np.float32)
+    o = np.empty(x.shape, np.float16)
+    assert not _ufunc._convert_for_tests(x, -65504.0, 65504.0, o, "unsafe")   # a NaN: NumPy's way
+    finite = x[x == x]
+    o = np.empty(finite.shape, np.float16)
+    assert _ufunc._convert_for_tests(finite, -65504.0, 65504.0, o, "unsafe")
+    assert_same(o, np.clip(finite, -65504.0, 65504.0, out=np.empty(finite.shape, np.float16),
+                           casting="unsafe"))
+    # the NaNs through the public call (whichever route it takes)
+    assert_same(fastclip.clip(x, -65504.0, 65504.0, out=np.empty(x.shape, np.float16),
+                              casting="unsafe"),
+                np.clip(x, -65504.0, 65504.0, out=np.empty(x.shape, np.float16), casting="unsafe"))
+
+
 def round_once(x, dst):
     """x (finite doubles inside dst's range) rounded to dst once, to nearest,
     ties to the even pattern: the nearest of dst's finite values, found by

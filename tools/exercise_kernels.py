@@ -21,7 +21,8 @@ def main():
     checks = 0
     for split in (False, True):
         if split:     # every call cut in two, chunk edges everywhere
-            _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident)
+            _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident,
+                                              _ufunc.thread_pool())
         for row in DTYPES:
             dtype = numpy_dtype(row)
             lo, hi = typical_bounds(dtype)
