@@ -5,6 +5,7 @@ and that the modules in use were really compiled for their SIMD target."""
 
 import importlib
 import os
+import platform
 import sys
 
 import pytest
@@ -94,6 +95,25 @@ def test_openmp_mode(value, mode):
 def test_openmp_mode_rejects_what_it_does_not_know():
     with pytest.raises(ValueError, match="FASTCLIP_OPENMP='yes please'"):
         bu.openmp_mode({"FASTCLIP_OPENMP": "yes please"})
+
+
+@pytest.mark.skipif(not (sys.platform.startswith("linux") and platform.machine() == "x86_64"
+                         and os.path.exists("/proc/cpuinfo")),
+                    reason="reads the x86 flags of Linux's /proc/cpuinfo")
+def test_cpu_level_agrees_with_the_kernels_cpuinfo_flags():
+    """csrc/cpu_features.h reads CPUID and XCR0 bits by number; Linux names
+    the same features in /proc/cpuinfo (and drops those the OS does not
+    enable). A wrong bit would choose a lower target without a word, or a
+    higher one and a SIGILL."""
+    with open("/proc/cpuinfo") as f:
+        flags = next(set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags"))
+    needs = [{"ssse3", "sse4_1", "sse4_2", "popcnt"},                  # sse42
+             {"avx", "fma", "f16c", "avx2"},                            # avx2
+             {"avx512f", "avx512dq", "avx512bw", "avx512vl"}]           # avx512
+    expected = 0
+    while expected < len(needs) and needs[expected] <= flags:
+        expected += 1
+    assert _ufunc.CPU_LEVEL == expected, sorted(flags)
 
 
 def test_modules_were_compiled_for_their_target():
