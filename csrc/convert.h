@@ -410,7 +410,7 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
     double lo = *(const double *)plo, hi = *(const double *)phi;
     int nan = 0;
     npy_intp start = 0;
-#if defined(FC_HAVE_CONVERT_VECTOR)
+#if defined(FC_HAVE_CONVERT_VECTOR) && defined(FC_SIMD_STORE_HALF)
     /* The same steps in the vector layer (GCC's vectorisation of the loop
      * below is far slower): clipped (max(lo, v) is "v < lo ? lo : v"
      * exactly, min(hi, v) "v > hi ? hi : v"), rounded to odd where the float

@@ -283,6 +283,7 @@ static inline fc_v_f32 fc_odd_normal_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
 static inline void fc_underflow_clear(void) { _mm_setcsr(_mm_getcsr() & ~_MM_EXCEPT_UNDERFLOW); }
 static inline int fc_underflow_raised(void) { return (_mm_getcsr() & _MM_EXCEPT_UNDERFLOW) != 0; }
 /* float32 lanes -> float16 (F16C), to nearest even, stored at o */
+#define FC_SIMD_STORE_HALF 1
 static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
 {
     _mm_storeu_si128((__m128i *)o,

@@ -178,6 +178,7 @@ static inline fc_v_f32 fc_odd_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
     return _mm512_castsi512_ps(_mm512_inserti64x4(_mm512_castsi256_si512(ua), ub, 1));
 }
 /* float32 lanes -> float16, to nearest even, stored at o */
+#define FC_SIMD_STORE_HALF 1
 static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
 {
     _mm256_storeu_si256((__m256i *)o,

@@ -121,6 +121,148 @@ static inline fc_m_u16 fc_mor_u16(fc_m_u16 a, fc_m_u16 b) { return _mm_or_si128(
 static inline fc_m_u16 fc_mand_u16(fc_m_u16 a, fc_m_u16 b) { return _mm_and_si128(a, b); }
 static inline fc_m_u16 fc_mandnot_u16(fc_m_u16 a, fc_m_u16 b) { return _mm_andnot_si128(b, a); }
 
+/* ---- what the fused conversions need (csrc/convert_vector.h), as in
+ * avx2.h at half the width. The packs work on the whole vector here, so
+ * their lanes come out in order (fc_pack4_order is nothing). No F16C:
+ * float64 -> float16 keeps its own loop (csrc/convert.h, FC_SIMD_STORE_HALF).
+ * ---- */
+#define FC_SIMD_CONVERSIONS 1
+#define FC_SIMD_CONVERT_INT64 1
+#define FC_SIMD_CONVERT_DOUBLE_FLOAT 1
+#define FC_SIMD_CONVERT_BYTES 1
+typedef __m128i fc_v_u32;
+typedef __m128i fc_m_u32;
+typedef __m128i fc_v_s64;
+#define FC_LANES_s64 2
+
+static inline int fc_any_mask_f32(fc_m_f32 m) { return _mm_movemask_ps(m) != 0; }
+static inline fc_m_f64 fc_or_mask_f64(fc_m_f64 a, fc_m_f64 b) { return _mm_or_pd(a, b); }
+static inline int fc_any_mask_f64(fc_m_f64 m) { return _mm_movemask_pd(m) != 0; }
+static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm_add_ps(a, b); }
+/* toward zero, as C's cast; a NaN becomes INT32_MIN (cvttps2dq's "integer
+ * indefinite", as in avx2.h) */
+static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm_cvttps_epi32(v); }
+static inline void fc_store_u32(uint32_t *p, fc_v_u32 v) { _mm_storeu_si128((__m128i *)p, v); }
+/* four 8-bit elements, loaded and widened into 32-bit lanes */
+static inline __m128i fc_load_4_bytes(const void *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm_cvtsi32_si128(v);
+}
+static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p) { return _mm_cvtepu8_epi32(fc_load_4_bytes(p)); }
+static inline fc_v_u32 fc_load_s32_s8(const int8_t *p) { return _mm_cvtepi8_epi32(fc_load_4_bytes(p)); }
+static inline fc_v_f32 fc_cvt_f32_s32(fc_v_u32 v) { return _mm_cvtepi32_ps(v); }
+/* int32 lanes as float64 (exact), stored at o */
+static inline void fc_store_f64_s32(double *o, fc_v_u32 v)
+{
+    _mm_storeu_pd(o, _mm_cvtepi32_pd(v));
+    _mm_storeu_pd(o + 2, _mm_cvtepi32_pd(_mm_unpackhi_epi64(v, v)));
+}
+static inline fc_v_u32 fc_as_u32_f32(fc_v_f32 v) { return _mm_castps_si128(v); }
+static inline fc_v_f32 fc_as_f32_u32(fc_v_u32 v) { return _mm_castsi128_ps(v); }
+static inline fc_v_u32 fc_set1_u32(uint32_t x) { return _mm_set1_epi32((int)x); }
+static inline fc_v_u32 fc_and_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_and_si128(a, b); }
+/* ~a & b */
+static inline fc_v_u32 fc_andnot_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_andnot_si128(a, b); }
+static inline fc_v_u32 fc_or_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_or_si128(a, b); }
+static inline fc_v_u32 fc_add_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_add_epi32(a, b); }
+static inline fc_v_u32 fc_sub_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_sub_epi32(a, b); }
+static inline fc_v_u32 fc_max_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_max_epu32(a, b); }
+static inline int fc_any_eq_u32(fc_v_u32 a, uint32_t x)
+{
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(a, _mm_set1_epi32((int)x))) != 0;
+}
+#define fc_srli_u32(v, k) _mm_srli_epi32((v), (k))
+static inline fc_v_u32 fc_select_u32(fc_m_u32 m, fc_v_u32 a, fc_v_u32 b) { return _mm_blendv_epi8(b, a, m); }
+/* two float64 vectors -> one vector of float32's lane count (a NaN: as
+ * fc_trunc_s32_f32); cvttpd2dq leaves its two lanes in the low half */
+static inline fc_v_u32 fc_trunc_s32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm_unpacklo_epi64(_mm_cvttpd_epi32(a), _mm_cvttpd_epi32(b));
+}
+/* two float64 vectors -> one vector of float32's lane count, rounded to
+ * nearest even */
+static inline fc_v_f32 fc_nearest_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    return _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));
+}
+static inline void fc_store_f32_f64x2(float *o, fc_v_f64 a, fc_v_f64 b)
+{
+    _mm_storeu_ps(o, fc_nearest_f32_f64x2(a, b));
+}
+/* lanes where a or b is a NaN: one compare for two vectors */
+static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm_cmpunord_pd(a, b); }
+/* rounded to odd, as avx2.h does it (its comment has the why): rounded to
+ * nearest, and where the residual r = v - f is nonzero, stepped back toward
+ * zero if f was rounded away from it, then the last bit set. The high
+ * halves of r's lanes are its odd 32-bit elements, in order after one
+ * shufps. */
+static inline fc_v_f32 fc_odd_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    __m128 fa = _mm_cvtpd_ps(a), fb = _mm_cvtpd_ps(b);
+    __m128d ra = _mm_sub_pd(a, _mm_cvtps_pd(fa)), rb = _mm_sub_pd(b, _mm_cvtps_pd(fb));
+    __m128 r_high = _mm_shuffle_ps(_mm_castpd_ps(ra), _mm_castpd_ps(rb), _MM_SHUFFLE(3, 1, 3, 1));
+    __m128i u = _mm_castps_si128(_mm_movelh_ps(fa, fb));
+    __m128i inexact = _mm_castps_si128(_mm_cmpneq_ps(r_high, _mm_setzero_ps()));
+    __m128i toward_zero = _mm_srai_epi32(_mm_xor_si128(_mm_castps_si128(r_high), u), 31);
+    u = _mm_add_epi32(u, _mm_and_si128(inexact, toward_zero));
+    return _mm_castsi128_ps(_mm_or_si128(u, _mm_and_si128(inexact, _mm_set1_epi32(1))));
+}
+/* rounded to odd where the float is normal, by the sticky bit (avx2.h's
+ * fc_odd_normal_f32_f64x2) */
+static inline fc_v_f32 fc_odd_normal_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
+{
+    const __m128i dropped = _mm_set1_epi64x(0x1fffffff), last = _mm_set1_epi64x(0x20000000);
+    __m128i ia = _mm_castpd_si128(a), ib = _mm_castpd_si128(b);
+    __m128i sticky_a = _mm_and_si128(_mm_add_epi64(_mm_and_si128(ia, dropped), dropped), last);
+    __m128i sticky_b = _mm_and_si128(_mm_add_epi64(_mm_and_si128(ib, dropped), dropped), last);
+    ia = _mm_or_si128(_mm_andnot_si128(dropped, ia), sticky_a);
+    ib = _mm_or_si128(_mm_andnot_si128(dropped, ib), sticky_b);
+    return fc_nearest_f32_f64x2(_mm_castsi128_pd(ia), _mm_castsi128_pd(ib));
+}
+/* the underflow flag tells where fc_odd_normal_f32_f64x2 rounded twice, as
+ * in avx2.h (the same SSE conversion and MXCSR) */
+#define FC_ODD_F32_CHECKED_BY_UNDERFLOW 1
+static inline void fc_underflow_clear(void) { _mm_setcsr(_mm_getcsr() & ~_MM_EXCEPT_UNDERFLOW); }
+static inline int fc_underflow_raised(void) { return (_mm_getcsr() & _MM_EXCEPT_UNDERFLOW) != 0; }
+/* int64 (no pminsq): clipped as 32-bit halves (csrc/convert_vector.h,
+ * fc_group_s64_int) */
+static inline fc_v_s64 fc_load_s64(const int64_t *p) { return _mm_loadu_si128((const __m128i *)p); }
+/* the low and the high 32 bits of each lane of two int64 vectors, in order */
+static inline void fc_halves_s64x2(fc_v_s64 a, fc_v_s64 b, fc_v_u32 *low, fc_v_u32 *high)
+{
+    __m128 fa = _mm_castsi128_ps(a), fb = _mm_castsi128_ps(b);
+    *low = _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0)));
+    *high = _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+static inline fc_m_u32 fc_eq_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_cmpeq_epi32(a, b); }
+#define fc_srai_u32(v, k) _mm_srai_epi32((v), (k))
+static inline fc_v_u32 fc_max_s32(fc_v_u32 a, fc_v_u32 b) { return _mm_max_epi32(a, b); }
+static inline fc_v_u32 fc_min_s32(fc_v_u32 a, fc_v_u32 b) { return _mm_min_epi32(a, b); }
+/* a where the lane's sign bit is set, else b */
+static inline fc_v_u32 fc_select_negative_u32(fc_v_u32 sign, fc_v_u32 a, fc_v_u32 b)
+{
+    return _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(b), _mm_castsi128_ps(a), _mm_castsi128_ps(sign)));
+}
+/* 32-bit lanes narrowed and in order, each saturated to the destination's
+ * range (as in avx2.h) */
+#define fc_pack4_order(v) (v)
+#define fc_packs_s32_s16_unordered(a, b) _mm_packs_epi32((a), (b))
+#define fc_packs_s16_s8_unordered(a, b) _mm_packs_epi16((a), (b))
+#define fc_srai_u16(v, k) _mm_srai_epi16((v), (k))
+static inline fc_v_u32 fc_madd_s16(fc_v_u32 a, fc_v_u32 w) { return _mm_madd_epi16(a, w); }
+static inline fc_v_u8 fc_pack4_u32_u8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    return _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+}
+static inline fc_v_u8 fc_pack4_s32_s8(fc_v_u32 a, fc_v_u32 b, fc_v_u32 c, fc_v_u32 d)
+{
+    return _mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+}
+static inline fc_v_u16 fc_pack2_u32_u16(fc_v_u32 a, fc_v_u32 b) { return _mm_packus_epi32(a, b); }
+static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b) { return _mm_packs_epi32(a, b); }
+
 /* ---- strided rows (csrc/strided_rows.h): a vector of any lane width w in
  * bytes, the clip and the even lanes chosen by w and kind (0 signed int,
  * 1 unsigned int, 2 IEEE float), constants where the caller inlines ---- */
