@@ -9,7 +9,9 @@ probed with the compiler in use. No -march=native (a wheel built here must run
 on any x86-64) and never -ffast-math (it would break NaN and signed-zero
 results).
 
-Environment: FASTCLIP_OPENMP=auto|required|off (see _build_utils.openmp_mode).
+Environment: FASTCLIP_OPENMP=auto|required|off (see _build_utils.openmp_mode);
+FASTCLIP_SIMD_TARGETS, the kernel targets to build (default all; see
+_build_utils.chosen_targets).
 """
 
 import glob
@@ -33,9 +35,10 @@ PKG = os.path.join("src", "fastclip")
 TABLE = runpy.run_path(os.path.join(HERE, PKG, "_dtypes.py"))
 ARCH = bu.target_arch(os.environ, sysconfig.get_platform())
 OPENMP_MODE = bu.openmp_mode(os.environ)
-# The targets this architecture could have; the compiler decides which it gets.
-# (The family does not change which targets exist, only how they are spelled.)
-TARGETS = list(bu.simd_targets("gcc", ARCH))
+# The targets this architecture could have, less those FASTCLIP_SIMD_TARGETS
+# leaves out; the compiler decides which it gets. (The family does not change
+# which targets exist, only how they are spelled.)
+TARGETS = bu.chosen_targets(os.environ, bu.simd_targets("gcc", ARCH))
 
 
 def render(template, target, out):
@@ -97,7 +100,7 @@ class BuildExt(build_ext):
     def build_extensions(self):
         family = bu.compiler_family(self.compiler)
         cross = ARCH != bu.target_arch({}, platform.machine())   # probes link, not run
-        simd = bu.simd_targets(family, ARCH)
+        simd = {t: f for t, f in bu.simd_targets(family, ARCH).items() if t in TARGETS}
         env_cflags = os.environ.get("CFLAGS", "").split()
         usable = {}
         for target, flags in simd.items():

@@ -110,6 +110,25 @@ def simd_targets(family, arch):
     return {t: list(f) for t, f in _X86_SIMD[_style(family)].items()}
 
 
+def chosen_targets(environ, available):
+    """The targets of *available* (simd_targets' keys) to build, by
+    FASTCLIP_SIMD_TARGETS (names split by commas or spaces; unset or empty:
+    all of them). baseline is always built: it is what a CPU below every
+    other target runs. A name this compiler or architecture has no build for
+    is left out as a target the compiler cannot build is; a name that is no
+    target at all is an error."""
+    value = environ.get("FASTCLIP_SIMD_TARGETS", "")
+    names = value.replace(",", " ").lower().split()
+    if not names:
+        return list(available)
+    known = _X86_SIMD["gcc-like"]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"FASTCLIP_SIMD_TARGETS={value!r}: {', '.join(unknown)} is not a "
+                         f"target; expected some of {', '.join(known)}")
+    return [t for t in available if t == "baseline" or t in names]
+
+
 def base_flags(family, environ=None):
     """Flags every extension gets. Never -ffast-math or /fp:fast: NaN and
     signed-zero results are part of the contract. -g0 after Python's own -g:

@@ -64,6 +64,25 @@ def test_other_architectures_build_only_the_portable_kernels(family, arch):
     assert bu.simd_targets(family, arch) == {"baseline": []}
 
 
+@pytest.mark.parametrize("value, family, arch, chosen", [
+    (None, "gcc", "x86_64", ["baseline", "sse42", "avx2", "avx512"]),
+    ("", "gcc", "x86_64", ["baseline", "sse42", "avx2", "avx512"]),
+    ("avx2", "gcc", "x86_64", ["baseline", "avx2"]),          # baseline always
+    ("AVX512, baseline", "clang", "x86_64", ["baseline", "avx512"]),
+    ("sse42 avx2", "msvc", "x86_64", ["baseline", "avx2"]),    # MSVC has no sse42 build
+    ("avx2,avx512", "gcc", "aarch64", ["baseline"]),
+])
+def test_simd_targets_to_build(value, family, arch, chosen):
+    environ = {} if value is None else {"FASTCLIP_SIMD_TARGETS": value}
+    assert bu.chosen_targets(environ, bu.simd_targets(family, arch)) == chosen
+
+
+def test_simd_targets_to_build_rejects_what_is_no_target():
+    with pytest.raises(ValueError, match="FASTCLIP_SIMD_TARGETS='avx2,neon': neon is not"):
+        bu.chosen_targets({"FASTCLIP_SIMD_TARGETS": "avx2,neon"},
+                          bu.simd_targets("gcc", "x86_64"))
+
+
 @pytest.mark.parametrize("family", ["gcc", "clang", "apple-clang"])
 def test_gcc_like_flags(family):
     flags = bu.base_flags(family, {})
