@@ -219,13 +219,8 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         return NotImplemented                   # NumPy's error, its way
     if _drops_int_bound(row, a_min, a_max):
         return NotImplemented   # NumPy drops the bound: np.minimum/maximum, their errors
-    key = (descr.type_num, odescr.type_num, casting)
-    widening = _SAFE_WIDENING.get(key)
-    if widening is None:
-        widening = _SAFE_WIDENING[key] = bool(
-            cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
-            and np.can_cast(descr, odescr, "safe") and np.can_cast(descr, odescr, casting))
-    if widening and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out):
+    if (_is_safe_widening(a, out, casting) and cnp.PyArray_ISWRITEABLE(out)
+            and cnp.PyArray_SAMESHAPE(a, out)):
         clipped = _fast(a, a_min, a_max, None)
         # a 0-d a clips to a NumPy scalar, not an array: the ufunc's call
         if type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row):
@@ -238,6 +233,21 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         # as _numpy_rules.clip: NumPy's _wrapfunc calls again after a TypeError,
         # which raises it again (and repeats any warning)
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
+
+
+cdef bint _is_safe_widening(ndarray a, ndarray out, object casting) except -1:
+    """Whether out's dtype is a value-preserving widening of a's (native byte
+    orders) that casting (a valid name) allows: _SAFE_WIDENING, filled as met."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
+    key = (descr.type_num, odescr.type_num, casting)
+    widening = _SAFE_WIDENING.get(key)
+    if widening is None:
+        widening = _SAFE_WIDENING[key] = bool(
+            descr.type_num != odescr.type_num
+            and cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
+            and np.can_cast(descr, odescr, "safe") and np.can_cast(descr, odescr, casting))
+    return widening
 
 
 #: a float source up to this many elements is scanned for a signaling NaN
@@ -755,10 +765,10 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
             pass
         elif tb is int or (src >= 0 and ROW_KIND[src] == KIND_INT):
             if bound == 0:
-                return (_ties_to_bound(a, row, bound, lower, out, casting) if tb is int
+                return (_ties_to_bound_into(a, row, bound, lower, out, casting) if tb is int
                         else NotImplemented)
         elif not fabs(float(bound)) >= _SMALLEST_FLOAT16:      # also a NaN
-            return (_ties_to_bound(a, row, bound, lower, out, casting)
+            return (_ties_to_bound_into(a, row, bound, lower, out, casting)
                     if tb is float or src == row else NotImplemented)
         end = _INF if lower else -_INF
     else:
@@ -787,6 +797,26 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
         result = _into_other_dtype(a, lo, hi, <ndarray>out, casting, False)
     if result is NotImplemented and wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS:
         result = _widened(a, lo, hi, None, <ndarray>out, casting)
+    return result
+
+
+cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, object out,
+                                object casting):
+    """_ties_to_bound, and for an out of a wider dtype (a safe cast that
+    casting allows) its result in x's dtype widened into out: NumPy's
+    np.maximum(x, 0, out=out) runs its loop in x's dtype and casts, which the
+    fused conversions cannot follow (they keep x on a -0.0/+0.0 tie). float32
+    x with a 0 bound into float64, n=1e5: 7.2x np.copyto of the source by
+    NumPy's route, 1.25x np.clip."""
+    result = _ties_to_bound(a, row, bound, lower, out, casting)
+    if (result is NotImplemented and type(out) is ndarray
+            and (casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+            and _is_safe_widening(a, <ndarray>out, "same_kind" if casting is None else casting)
+            and cnp.PyArray_ISWRITEABLE(<ndarray>out)
+            and cnp.PyArray_SAMESHAPE(a, <ndarray>out)):
+        clipped = _ties_to_bound(a, row, bound, lower, None, casting)
+        if clipped is not NotImplemented and _widen_into(<ndarray>out, <ndarray>clipped, row):
+            return out
     return result
 
 
@@ -953,6 +983,16 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
         if type(a_max) is int and a_max >= hi:
             a_max = None
     if a_min is None and a_max is None:
+        if (row >= 0 and type(out) is ndarray and ROW_INT_RANGE[row] is not None
+                and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
+            # both bounds dropped, an out of another dtype: a cast, which the
+            # fused loop over the range's ends does in one pass where NumPy's
+            # positive runs its loop into a buffer, then casts (uint16 ->
+            # float64 n=1e5: 6.4x np.copyto of the source, 0.98x np.clip)
+            lo, hi = <tuple>ROW_INT_RANGE[row]
+            result = _convert(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind"))
+            if result is not NotImplemented:
+                return result
         return _umath.positive(a, out=out, **kwargs)
     if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (
             len(kwargs) == 1 and "casting" in kwargs)):
