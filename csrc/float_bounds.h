@@ -34,6 +34,42 @@ FC_BOUNDS_STEP(f32)
 FC_BOUNDS_STEP(f64)
 #undef FC_BOUNDS_STEP
 
+/* FC_FLOAT_BOUNDS_CHECKED (a layer's choice, with fc_either_nan_T,
+ * fc_or_mask_T and fc_any_mask_T): four vectors at a time, each clipped
+ * as ltsel(gtsel(x, lo), hi), which is NumPy's Max then Min wherever
+ * neither x nor lo is a NaN (a NaN hi comes out of ltsel as NumPy's Min
+ * gives it); one unordered compare of x with lo a vector finds the blocks
+ * where one is, and those take fc_bounds_step. Four ALU operations a
+ * vector where fc_bounds_step takes six, and no blend: at SSE4.2 each
+ * blend also copies its mask into xmm0. */
+#if defined(FC_FLOAT_BOUNDS_CHECKED)
+#define FC_BOUNDS_CHECKED_BLOCKS(T)                                            \
+        for (; i + 4 * lanes <= n; i += 4 * lanes) {                           \
+            fc_v_##T xs[4], ls[4], hs[4];                                      \
+            for (int k = 0; k < 4; k++) {                                      \
+                xs[k] = fc_load_##T(x + i + k * lanes);                        \
+                ls[k] = lo_step ? fc_load_##T(lo + i + k * lanes) : vlo;       \
+                hs[k] = hi_step ? fc_load_##T(hi + i + k * lanes) : vhi;       \
+            }                                                                  \
+            fc_m_##T nan = fc_or_mask_##T(                                     \
+                fc_or_mask_##T(fc_either_nan_##T(xs[0], ls[0]), fc_either_nan_##T(xs[1], ls[1])), \
+                fc_or_mask_##T(fc_either_nan_##T(xs[2], ls[2]), fc_either_nan_##T(xs[3], ls[3]))); \
+            if (!fc_any_mask_##T(nan)) {                                       \
+                for (int k = 0; k < 4; k++) {                                  \
+                    fc_store_##T(out + i + k * lanes,                          \
+                                 fc_ltsel_##T(fc_gtsel_##T(xs[k], ls[k]), hs[k])); \
+                }                                                              \
+            } else {                                                           \
+                for (int k = 0; k < 4; k++) {                                  \
+                    fc_store_##T(out + i + k * lanes,                          \
+                                 fc_bounds_step_##T(xs[k], ls[k], hs[k]));     \
+                }                                                              \
+            }                                                                  \
+        }
+#else
+#define FC_BOUNDS_CHECKED_BLOCKS(T)
+#endif
+
 /* out[i] = clip(x[i], lo[i], hi[i]) for n elements; a bound whose step
  * (lo_step, hi_step) is 0 is the one value lo[0] or hi[0]. Inline: each
  * caller's constant steps leave one loop. */
@@ -47,6 +83,7 @@ FC_BOUNDS_STEP(f64)
             return;                                                            \
         }                                                                      \
         fc_v_##T vlo = fc_set1_##T(lo[0]), vhi = fc_set1_##T(hi[0]);           \
+        FC_BOUNDS_CHECKED_BLOCKS(T)                                            \
         for (; i + lanes <= n; i += lanes) {                                   \
             fc_v_##T l = lo_step ? fc_load_##T(lo + i) : vlo;                  \
             fc_v_##T h = hi_step ? fc_load_##T(hi + i) : vhi;                  \

@@ -218,6 +218,9 @@ static inline void fc_store_f32_f64x2(float *o, fc_v_f64 a, fc_v_f64 b)
 }
 /* lanes where a or b is a NaN: one compare for two vectors */
 static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
+static inline fc_m_f32 fc_either_nan_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
+static inline fc_m_f32 fc_or_mask_f32(fc_m_f32 a, fc_m_f32 b) { return _mm256_or_ps(a, b); }
+#define FC_FLOAT_BOUNDS_CHECKED 1
 /* two float64 vectors -> one vector of float32's lane count, rounded to
  * nearest even */
 static inline fc_v_f32 fc_nearest_f32_f64x2(fc_v_f64 a, fc_v_f64 b)

@@ -193,6 +193,9 @@ static inline void fc_store_f32_f64x2(float *o, fc_v_f64 a, fc_v_f64 b)
 }
 /* lanes where a or b is a NaN: one compare for two vectors */
 static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm_cmpunord_pd(a, b); }
+static inline fc_m_f32 fc_either_nan_f32(fc_v_f32 a, fc_v_f32 b) { return _mm_cmpunord_ps(a, b); }
+static inline fc_m_f32 fc_or_mask_f32(fc_m_f32 a, fc_m_f32 b) { return _mm_or_ps(a, b); }
+#define FC_FLOAT_BOUNDS_CHECKED 1
 /* rounded to odd, as avx2.h does it (its comment has the why): rounded to
  * nearest, and where the residual r = v - f is nonzero, stepped back toward
  * zero if f was rounded away from it, then the last bit set. The high
