@@ -219,8 +219,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         return NotImplemented                   # NumPy's error, its way
     if _drops_int_bound(row, a_min, a_max):
         return NotImplemented   # NumPy drops the bound: np.minimum/maximum, their errors
-    if (_is_safe_widening(a, out, casting) and cnp.PyArray_ISWRITEABLE(out)
-            and cnp.PyArray_SAMESHAPE(a, out)):
+    if _can_widen_into(a, out, casting):
         clipped = _fast(a, a_min, a_max, None)
         # a 0-d a clips to a NumPy scalar, not an array: the ufunc's call
         if type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row):
@@ -235,11 +234,14 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
 
 
-cdef bint _is_safe_widening(ndarray a, ndarray out, object casting) except -1:
-    """Whether out's dtype is a value-preserving widening of a's (native byte
-    orders) that casting (a valid name) allows: _SAFE_WIDENING, filled as met."""
+cdef bint _can_widen_into(ndarray a, ndarray out, object casting) except -1:
+    """Whether out, writeable and of a's shape, has a dtype that is a
+    value-preserving widening of a's (native byte orders) that casting (a
+    valid name) allows: _SAFE_WIDENING, filled as met."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
+    if not (cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)):
+        return False
     key = (descr.type_num, odescr.type_num, casting)
     widening = _SAFE_WIDENING.get(key)
     if widening is None:
@@ -811,9 +813,7 @@ cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, ob
     result = _ties_to_bound(a, row, bound, lower, out, casting)
     if (result is NotImplemented and type(out) is ndarray
             and (casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
-            and _is_safe_widening(a, <ndarray>out, "same_kind" if casting is None else casting)
-            and cnp.PyArray_ISWRITEABLE(<ndarray>out)
-            and cnp.PyArray_SAMESHAPE(a, <ndarray>out)):
+            and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)):
         clipped = _ties_to_bound(a, row, bound, lower, None, casting)
         if clipped is not NotImplemented and _widen_into(<ndarray>out, <ndarray>clipped, row):
             return out
