@@ -166,6 +166,38 @@ def test_nan_goes_numpys_way(src, dst):
     assert not _ufunc._convert_for_tests(x, lo, hi, np.empty(x.shape, dst), "unsafe")
 
 
+@pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
+def test_underflow_is_reported_as_numpys(src, dst):
+    """np.errstate(under="warn"/"raise"): NumPy's cast into a narrower float
+    sets the underflow flag for a value that becomes subnormal or zero there
+    (float64 1e-300 into float32, 1e-6 into float16), and np.clip warns or
+    raises "underflow encountered in clip". Every pair gives NumPy's outcome,
+    message included, under each mode; a pair that can underflow goes NumPy's
+    way unless underflow is ignored (the default, where it stays fused)."""
+    x = sources(src, np.random.default_rng(14))
+    lo, hi = bound_pairs(src, dst)[1]               # a range around 0
+    for under in ("warn", "raise", "call", "ignore"):
+        with np.errstate(under=under, call=lambda kind, flag: None):
+            got, exp = both(x, lo, hi, dst)
+            fused = _ufunc._convert_for_tests(x, lo, hi, np.empty(x.shape, dst), "unsafe")
+        assert_same_outcome(got, exp, messages=True, with_out=True)
+        narrows = src.kind == "f" and dst.kind in "fV" and src.itemsize >= dst.itemsize
+        assert fused == (under == "ignore" or not narrows), under
+
+
+@pytest.mark.parametrize("dst", [ROWS[n] for n in ("half", "float", "bfloat16", "float8_e4m3fn")],
+                         ids=lambda d: d.name)
+def test_underflow_of_a_widened_loop_is_reported_as_numpys(dst):
+    """The same for an integer x with float bounds, clipped in float64 and
+    cast into out (a tiny bound is the value cast), fused as a chain."""
+    x = np.arange(-40, 40, dtype=np.int16)
+    for (lo, hi), under in itertools.product([(1e-300, 2.5), (-1.5, -1e-45), (-1.5, 2.5)],
+                                             ("warn", "raise", "ignore")):
+        with np.errstate(under=under):
+            got, exp = both(x, lo, hi, dst)
+        assert_same_outcome(got, exp, messages=True, with_out=True)
+
+
 @pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"],
                          ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
 def test_one_nan_anywhere_is_seen(src, dst):
