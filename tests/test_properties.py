@@ -148,14 +148,17 @@ def own_dtype_rule_applies(case):
 
 
 @pytest.mark.thread_unsafe(reason="compares warnings, which warnings.catch_warnings records process-wide")
-@given(cases())
-def test_matches_numpy(case):
+@given(cases(), st.sampled_from([None, None, None, "warn", "raise"]))
+def test_matches_numpy(case, errors):
+    """errors: np.errstate(all=errors) around both calls (None: NumPy's
+    default), where NumPy warns of or raises what its loops and casts flag."""
     run = make_call(case)
     # the own-dtype rule (a bfloat16 or float8 array keeps its dtype, into an
     # out of its format and with where= too): the float32 route is the reference
     oracle = reference_clip if own_dtype_rule_applies(case) else numpy_clip
-    assert_same_outcome(outcome(lambda: run(fastclip.clip)), outcome(lambda: run(oracle)),
-                        with_out=True)
+    with np.errstate(**({} if errors is None else {"all": errors})):
+        assert_same_outcome(outcome(lambda: run(fastclip.clip)), outcome(lambda: run(oracle)),
+                            with_out=True)
 
 
 def test_generator_covers_the_interesting_inputs():
