@@ -8,7 +8,9 @@
  * - fused only when both bounds, converted, are inside the destination's
  *   range (fc_in_range_*), so every result is too: float to int truncates
  *   toward zero as C does, and nothing overflows, so NumPy's cast gives no
- *   warning either. Other bounds go NumPy's way (its clip, then its cast).
+ *   warning either. Other bounds go NumPy's way (its clip, then its cast),
+ *   but for int64 -> int32 (src/fastclip/_dtypes.py ANY_BOUNDS), whose C
+ *   cast wraps as NumPy's does, with any bounds.
  * - a NaN met in x (NumPy's cast of NaN to an integer warns and gives a
  *   platform value; a NaN's payload may change in a float narrowing) makes
  *   the loop report it, and the caller hands the whole call to NumPy, which

@@ -176,6 +176,13 @@ VECTOR_CONVERSIONS = {
     *((src, dst) for src in ("ubyte", "byte") for dst in ("int", "float", "double")),
 }
 
+#: pairs fused whatever the bounds (the others: bounds inside the
+#: destination's range): int64 -> int32, whose C cast wraps as NumPy's does,
+#: so that the one-sided calls, np.minimum(x, 100, out=int32) ending at
+#: int64's range, are fused too; the vector body takes only bounds within
+#: int32 (csrc/convert_vector.h, bounds_fit_s32), the scalar loop the rest
+ANY_BOUNDS = {("long", "int")}
+
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
              "ushort": ("0", "USHRT_MAX"), "short": ("SHRT_MIN", "SHRT_MAX"),
@@ -201,6 +208,8 @@ def conversion_macro(src, dst, rounding=None):
         lo, hi = INT_RANGE[dst]
         if s.kind == "float":       # truncation toward zero, of a value in range
             cvt, ok = "((int)v)", f"m > (double){lo} - 1.0 && M < (double){hi} + 1.0"
+        elif (src, dst) in ANY_BOUNDS:
+            cvt, ok = "(v)", "1"
         else:
             cvt, ok = "(v)", f"m >= (double){lo} && M <= (double){hi}"
     elif (src, dst) == ("double", "float"):     # the C cast rounds to nearest even, as NumPy's
