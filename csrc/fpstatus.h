@@ -31,6 +31,18 @@ static inline void fc_clear_fpstatus(void)
     }
 }
 
+/* Whether the overflow flag is raised, which it then clears (a flag left
+ * would be reported by a later ufunc of NumPy's, and in a helper thread by
+ * its next call's test): csrc/convert.h, FC_CONVERT_DOUBLE_FLOAT. */
+static inline int fc_overflow_seen(void)
+{
+    if (fetestexcept(FE_OVERFLOW)) {
+        feclearexcept(FE_OVERFLOW);
+        return 1;
+    }
+    return 0;
+}
+
 /* Whether n IEEE floats of itemsize 2, 4 or 8 hold a signaling NaN (all
  * exponent bits set, a nonzero significand whose top bit is clear). Casting
  * one to a wider float raises FE_INVALID, which NumPy reports under the name

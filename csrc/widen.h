@@ -79,13 +79,18 @@ static inline int fc_signaling_bfloat16(npy_uint16 h)
 
 /* A widening whose result goes on into a third type DN by C's cast (float64
  * -> float32, to nearest even as NumPy's cast): fc_chain_range's two loops
- * (csrc/convert.h) in one, with the conversion's bounds check, for the
- * triples of WIDENINGS_INTO (src/fastclip/_dtypes.py). Integer sources
- * only: no signaling NaN comes in. */
+ * (csrc/convert.h) in one, for the triples of WIDENINGS_INTO
+ * (src/fastclip/_dtypes.py), whose D is float32. Integer sources only: no
+ * signaling NaN comes in, and no value float32 cannot hold (at most 2**64);
+ * but a finite bound beyond float32's range overflows there (int32 x with
+ * a_min=1e300: every element is 1e300), which this loop does not test for
+ * (FC_CONVERT_DOUBLE_FLOAT does): such bounds take the chain. */
 #define FC_WIDEN_INTO(SN, S, WN, W, DN, D, CAST)                               \
     static int fc_in_range_widen_##SN##_##WN##_##DN(const void *plo, const void *phi) \
     {                                                                          \
-        return fc_in_range_##WN##_##DN(plo, phi);                              \
+        W lo = *(const W *)plo, hi = *(const W *)phi;                          \
+        return fc_in_range_##WN##_##DN(plo, phi)                               \
+               && (fabs(lo) <= FLT_MAX || isinf(lo)) && (fabs(hi) <= FLT_MAX || isinf(hi)); \
     }                                                                          \
     FC_WIDEN_LOOP(widen_##SN##_##WN##_##DN, S, W, D, CAST, 0)
 

@@ -274,9 +274,145 @@ def test_bounds_outside_the_destination_go_numpys_way(src, dst):
         with np.errstate(all="ignore"):
             got, exp = both(x, lo_, hi_, dst)
         assert_same_outcome(got, exp, with_out=True)
-        fused = (src, dst) in [(ROWS[s], ROWS[d]) for s, d in ANY_BOUNDS]
+        fused = (src, dst) in [(ROWS[s], ROWS[d]) for s, d in ANY_BOUNDS] and lo_ == lo_
         with np.errstate(all="ignore"):
+            if fused and src.kind == "f":
+                # but for a value that overflows (its NumPy cast is infinite,
+                # its clip finite: -inf clipped to -1e39), reported to NumPy
+                clipped = np.clip(x, lo_, hi_)
+                fused = not np.any(np.isinf(clipped.astype(dst)) & np.isfinite(clipped))
             assert _ufunc._convert_for_tests(x, lo_, hi_, np.empty(x.shape, dst), "unsafe") == fused
+
+
+def overflowing_at(n, places, big=1e300):
+    """float64 values near 0 that float32 holds, with `big` (beyond float32's
+    range) at the given places."""
+    x = np.random.default_rng(n).normal(size=n) * 1e30
+    x[list(places)] = big
+    return x
+
+
+@pytest.mark.parametrize("lo,hi", [(-np.inf, np.inf), (0.5, np.inf), (-np.inf, -0.5),
+                                   (-1e39, 1e39), (1e39, np.inf), (0.5, None), (None, -0.5)])
+def test_overflow_is_reported_as_numpys(lo, hi):
+    """float64 -> float32 with bounds beyond float32's range (the one-sided
+    calls) is fused (ANY_BOUNDS): a finite value the cast makes infinite sets
+    the overflow flag, by which NumPy warns or raises; the loop reads it and
+    hands the call to NumPy (csrc/convert.h, FC_CONVERT_DOUBLE_FLOAT). One such
+    value first, in the middle or last, of a short call and a long one (whose
+    vector body ends before its scalar tail), of either sign; the values
+    that round down to float32's largest, and infinity, do not overflow."""
+    f32 = np.dtype(np.float32)
+    fused_seen = set()
+    for n, big in itertools.product((5, 4001), (1e300, -1e300, 3.4028235e38 + 1e30)):
+        for places in ([], [0], [n // 2], [n - 1]):
+            x = overflowing_at(n, places, big)
+            for over in ("warn", "raise", "ignore"):
+                with np.errstate(over=over):
+                    got, exp = both(x, lo, hi, f32)
+                assert_same_outcome(got, exp, messages=True, with_out=True)
+            if lo is not None and hi is not None:
+                clipped = np.clip(x, lo, hi)
+                with np.errstate(over="ignore"):
+                    overflows = bool(np.any(np.isinf(clipped.astype(f32)) & np.isfinite(clipped)))
+                fused = _ufunc._convert_for_tests(x, lo, hi, np.empty(n, f32), "unsafe")
+                assert fused == (not overflows), (n, places, big)
+                fused_seen.add(fused)
+    assert fused_seen in ({False}, {True, False}, set()), "some calls overflow"
+    x = np.array([np.inf, -np.inf, 3.4028235e38, 3.40282356e38, 1.0], np.float64)
+    assert _ufunc._convert_for_tests(x, -np.inf, np.inf, np.empty(5, f32), "unsafe")
+
+
+def test_overflow_of_a_widened_loop_is_reported_as_numpys():
+    """float32 x with float64 bounds into float32: clipped in float64, then
+    narrowed (chained, csrc/convert.h), where a bound beyond float32's range
+    overflows."""
+    x = np.random.default_rng(18).normal(size=3001).astype(np.float32)
+    for lo, hi in ((np.float64(1e39), None), (None, np.float64(-1e39)), (np.float64(0.5), None),
+                   (np.float64(-1e39), np.float64(1e39))):
+        for over in ("warn", "raise", "ignore"):
+            with np.errstate(over=over):
+                got, exp = both(x, lo, hi, np.dtype(np.float32), casting="same_kind")
+            assert_same_outcome(got, exp, messages=True, with_out=True)
+    # integer x with Python float bounds: clipped in float64, into float32
+    # by one loop (WIDENINGS_INTO), which has no overflow test: a finite
+    # bound beyond float32's range takes the chain, which has
+    for dtype in (np.int16, np.uint32, np.int64):
+        x = np.arange(-1500, 1501).astype(dtype)
+        for lo, hi in ((1e300, None), (None, -1e39), (-1e39, 1e39), (1e39, 2e39), (0.5, None),
+                       (-np.inf, 3.5e38)):
+            for over in ("warn", "raise"):
+                with np.errstate(over=over):
+                    got, exp = both(x, lo, hi, np.dtype(np.float32), casting="same_kind")
+                assert_same_outcome(got, exp, messages=True, with_out=True)
+
+
+@pytest.mark.skipif(not _ufunc.HAVE_THREAD_POOL, reason="no helper threads")
+@pytest.mark.thread_unsafe(reason="only calls from the main thread are split")
+def test_overflow_in_a_helper_thread_is_seen():
+    """The flag is a thread's own: the part a helper thread converts reads it
+    there (an overflow in the call's second half only)."""
+    import threading
+    n = 1_000_001
+    x = overflowing_at(n, [n - 3])
+    _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident, _ufunc.thread_pool())
+    _ufunc._pool_for_tests(split_every_call=True)
+    try:
+        before = _ufunc._pool_for_tests()[1]
+        o = np.empty(n, np.float32)
+        assert _ufunc._convert_for_tests(x[: n // 2], 0.5, np.inf, o[: n // 2], "unsafe")
+        with np.errstate(over="ignore"):
+            assert not _ufunc._convert_for_tests(x, 0.5, np.inf, o, "unsafe")
+        assert _ufunc._pool_for_tests()[1] > before
+        with np.errstate(over="raise"):
+            got, exp = both(x, 0.5, None, np.dtype(np.float32))
+        assert_same_outcome(got, exp, messages=True, with_out=True)
+    finally:
+        _ufunc._pool_for_tests(split_every_call=False)
+        _threads._apply()
+
+
+class _MaximumSeen:
+    """np._core.umath, noting its maximum/minimum calls (NumPy's route of a
+    one-sided clip)."""
+
+    def __init__(self, umath):
+        self.umath, self.calls = umath, 0
+
+    def __getattr__(self, name):
+        if name in ("maximum", "minimum"):
+            self.calls += 1
+        return getattr(self.umath, name)
+
+
+@pytest.mark.parametrize("src,dst", [("float64", d) for d in ("float32", "float16", "int8", "int32")]
+                         + [("float32", d) for d in ("float16", "int8")])
+def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
+    """np.clip(x, 0, None, out=narrower) is np.maximum(x, 0), which gives
+    the bound on a tie (-0.0 becomes +0.0) where the fused clip keeps x:
+    fastclip clips below by the smallest subnormal instead, which every
+    narrower dtype makes the bound's zero (_narrowed_past_the_tie). NumPy's
+    bits, zeros and subnormals of both signs among x, under each underflow
+    mode; fused where it can be: float64 -> float32 (ANY_BOUNDS), a bound of
+    +0.0 below or -0.0 above, underflow ignored."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    tiny = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 1e-45, -1e-45, 2.0**-150,
+            -(2.0**-150), 3e-39, -3e-39, 1e-300, -1e-300, 1.0, -1.0, 100.5, -100.5]
+    with np.errstate(all="ignore"):
+        x = np.resize(np.array(tiny).astype(src), 4001)
+    seen = _MaximumSeen(_ufunc._umath)
+    monkeypatch.setattr(_ufunc, "_umath", seen)
+    for bound, lower, under in itertools.product((0, 0.0, -0.0, src.type(0.0), src.type(-0.0)),
+                                                 (True, False), ("ignore", "warn")):
+        lo, hi = (bound, None) if lower else (None, bound)
+        calls = seen.calls
+        with np.errstate(under=under):
+            got, exp = both(x, lo, hi, dst, casting="unsafe")
+        assert_same_outcome(got, exp, messages=True, with_out=True)
+        positive = np.copysign(1.0, bound) > 0
+        fused = ((src, dst) == (np.dtype(np.float64), np.dtype(np.float32))
+                 and positive == lower and under == "ignore")
+        assert (seen.calls == calls) == fused, (bound, lower, under)
 
 
 @pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe", "bogus"])

@@ -544,6 +544,8 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     # float32 with float bounds, AVX-512, n=1e5, one thread: chained 16.4 us,
     # numba's one loop 11.2 us), else chained
     fused = WIDENING_INTO_BY_ROWS[a_row][wide_row][out_row]
+    if fused >= 0 and not CONVERT.in_range(fused, &lo_buf, &hi_buf):
+        fused = -1          # the chain, whose conversion reports an overflow
     if n < GIL_RELEASE_THRESHOLD:
         nan = _widen_into_out(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
     else:
@@ -864,6 +866,9 @@ cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, ob
     NumPy's route, 1.25x np.clip."""
     result = _ties_to_bound(a, row, bound, lower, out, casting)
     if (result is NotImplemented and type(out) is ndarray
+            and cnp.PyArray_ITEMSIZE(<ndarray>out) < cnp.PyArray_ITEMSIZE(a)):
+        return _narrowed_past_the_tie(a, row, bound, lower, <ndarray>out, casting)
+    if (result is NotImplemented and type(out) is ndarray
             and (casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
             and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)):
         clipped = _ties_to_bound(a, row, bound, lower, None, casting)
@@ -922,6 +927,40 @@ cdef object _ties_to_bound(ndarray a, int row, object bound, bint lower, object 
         with nogil:
             _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
     return res
+
+
+#: the smallest positive subnormal of float32 and float64, by row (0: none)
+cdef double SMALLEST_SUBNORMAL[32]
+for _i, _row in enumerate(DTYPES):
+    SMALLEST_SUBNORMAL[_i] = (float(np.finfo(numpy_dtype(_row)).smallest_subnormal)
+                              if _row.kind == "float" else 0.0)
+
+
+cdef object _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower, ndarray out,
+                                   object casting):
+    """_ties_to_bound_into's call with an out narrower than x (float64 into
+    float32: np.maximum(x, 0, out=float32)) by the fused conversion
+    (_convert), whose clip keeps x on a tie where np.maximum returns the
+    bound. A bound of +0.0 below (or -0.0 above) becomes the smallest
+    subnormal of its sign: the zeros of x then come out that bound's zero
+    where NumPy's do, and every value between it and the bound (that
+    subnormal, the zeros, nothing else) converts to that zero in out, as
+    the bound does (a narrower float's smallest step is far larger; an
+    integer's zero has no sign), so every element has NumPy's bits. NumPy's
+    cast of those zeros raises no underflow flag; the subnormal's conversion
+    does, so this runs only where underflow is ignored, as MAY_UNDERFLOW's
+    loops do (_convert). -0.0 below or +0.0 above would need the other
+    zero: NumPy's route. A bound that is not zero ties only with its own
+    value, alike either way."""
+    cdef double b = float(bound)
+    if b != b:
+        return NotImplemented
+    if b == 0.0:
+        if (copysign(1.0, b) < 0.0) == lower or SMALLEST_SUBNORMAL[row] == 0.0:
+            return NotImplemented
+        b = SMALLEST_SUBNORMAL[row] if lower else -SMALLEST_SUBNORMAL[row]
+    return _convert(a, b if lower else -_INF, _INF if lower else b, out,
+                    "same_kind" if casting is None else casting)
 
 
 cdef inline void _run_ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint lower,

@@ -177,11 +177,13 @@ VECTOR_CONVERSIONS = {
 }
 
 #: pairs fused whatever the bounds (the others: bounds inside the
-#: destination's range): int64 -> int32, whose C cast wraps as NumPy's does,
-#: so that the one-sided calls, np.minimum(x, 100, out=int32) ending at
-#: int64's range, are fused too; the vector body takes only bounds within
-#: int32 (csrc/convert_vector.h, bounds_fit_s32), the scalar loop the rest
-ANY_BOUNDS = {("long", "int")}
+#: destination's range), so that the one-sided calls are fused too:
+#: int64 -> int32, whose C cast wraps as NumPy's does (np.minimum(x, 100,
+#: out=int32) ends at int64's range; the vector body takes only bounds within
+#: int32, csrc/convert_vector.h bounds_fit_s32, the scalar loop the rest);
+#: float64 -> float32, whose C cast overflows to infinity as NumPy's does,
+#: the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT)
+ANY_BOUNDS = {("long", "int"), ("double", "float")}
 
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
@@ -212,8 +214,9 @@ def conversion_macro(src, dst, rounding=None):
             cvt, ok = "(v)", "1"
         else:
             cvt, ok = "(v)", f"m >= (double){lo} && M <= (double){hi}"
-    elif (src, dst) == ("double", "float"):     # the C cast rounds to nearest even, as NumPy's
-        cvt, ok = "(v)", "fabs(m) <= FLT_MAX && fabs(M) <= FLT_MAX"
+    elif (src, dst) == ("double", "float"):
+        # the C cast rounds to nearest even and overflows as NumPy's
+        return f"FC_CONVERT_DOUBLE_FLOAT({name}, {src}, {s.c_type})"
     elif dst == "double" and src in ("long", "longlong"):
         cvt, ok = "(fc_int64_to_double(v))", "1"     # C's cast, vectorised (csrc/convert.h)
     elif dst == "double" or (s.kind == "int" and dst == "float"):
