@@ -178,12 +178,19 @@ VECTOR_CONVERSIONS = {
 
 #: pairs fused whatever the bounds (the others: bounds inside the
 #: destination's range), so that the one-sided calls are fused too:
-#: int64 -> int32, whose C cast wraps as NumPy's does (np.minimum(x, 100,
-#: out=int32) ends at int64's range; the vector body takes only bounds within
-#: int32, csrc/convert_vector.h bounds_fit_s32, the scalar loop the rest);
-#: float64 -> float32, whose C cast overflows to infinity as NumPy's does,
-#: the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT)
-ANY_BOUNDS = {("long", "int"), ("double", "float")}
+#: - the integer narrowings whose loop has no saturating vector body, int32
+#:   into 8- and 16-bit integers, int16 and uint16 into uint8, and int64 ->
+#:   int32: C's cast wraps as NumPy's does (np.clip(u16, 0, None, out=u8),
+#:   whose bound NumPy drops, is np.positive into a cast; np.minimum(x, 100,
+#:   out=int32) ends at int64's range; int64 -> int32's vector body takes only
+#:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
+#:   loop the rest). int64 into 8 and 16 bits packs with saturation: not here.
+#: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
+#:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT)
+ANY_BOUNDS = {*(("int", dst) for dst in ("ubyte", "byte", "ushort", "short")),
+              ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float")}
+assert not ANY_BOUNDS & {(s, d) for s, d in VECTOR_CONVERSIONS
+                         if d in ("ubyte", "byte", "ushort", "short")}, "saturating packs"
 
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
