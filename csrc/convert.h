@@ -389,13 +389,21 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
 
 /* The float16 narrowings' bounds check and block loop, for a float32 or float64
  * source (S): clipped in S, each value made a float by TO_FLOAT (exact for
- * float32, rounded to odd for float64, below), then rounded to float16. */
-#define FC_HALF_NARROWING(SN, S, TO_FLOAT)                                       \
+ * float32, rounded to odd for float64, below), then rounded to float16.
+ * ANY_BOUNDS (src/fastclip/_dtypes.py's, float32's): any non-NaN bounds,
+ * the one-sided calls among them. A clipped value beyond float16's largest
+ * finite (65504), which NumPy's cast makes infinity with the overflow flag
+ * or rounds down to 65504, is reported as a NaN is, one compare for both
+ * (!(|v| <= 65504)), and the caller hands the call to NumPy; with bounds
+ * inside the range only a NaN can be. */
+#define FC_ABS_float fabsf     /* by type: GCC vectorised the loop with these, */
+#define FC_ABS_double fabs     /* not with two compares (control flow, it said) */
+#define FC_HALF_NARROWING(SN, S, TO_FLOAT, ANY_BOUNDS)                           \
     static int fc_in_range_##SN##_half(const void *plo, const void *phi)         \
     {                                                                            \
         S lo = *(const S *)plo, hi = *(const S *)phi;                            \
-        return lo == lo && hi == hi && fabs((double)lo) <= 65504.0 &&             \
-               fabs((double)hi) <= 65504.0;                                      \
+        return lo == lo && hi == hi && ((ANY_BOUNDS) || (fabs((double)lo) <= 65504.0 && \
+                                                         fabs((double)hi) <= 65504.0)); \
     }                                                                            \
     static FC_CONVERT_LOOP int fc_half_blocks_##SN(const S *x, npy_uint16 *o, npy_intp n, \
                                                    S lo, S hi)                   \
@@ -406,8 +414,8 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
             npy_intp m = n - i < FC_CONVERT_BLOCK ? n - i : FC_CONVERT_BLOCK;    \
             for (npy_intp j = 0; j < m; j++) {                                   \
                 S v = x[i + j];                                                  \
-                nan |= v != v;                                                   \
                 FC_CLIP(v, lo, hi);                                              \
+                nan |= !(FC_ABS_##SN(v) <= (S)65504.0);                          \
                 buf[j] = TO_FLOAT(v);                                            \
             }                                                                    \
             fc_floats_to_half(buf, o + i, m);                                    \
@@ -416,7 +424,7 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
     }
 
 #define FC_FLOAT_ITSELF(v) (v)
-FC_HALF_NARROWING(float, float, FC_FLOAT_ITSELF)
+FC_HALF_NARROWING(float, float, FC_FLOAT_ITSELF, 1)
 
 static FC_CONVERT_LOOP int fc_cvt_float_half(const char *px, char *po, npy_intp n, const void *plo,
                                              const void *phi)
@@ -445,7 +453,7 @@ static inline float fc_double_to_float_odd(double d)
     return f;
 }
 
-FC_HALF_NARROWING(double, double, fc_double_to_float_odd)
+FC_HALF_NARROWING(double, double, fc_double_to_float_odd, 0)
 
 static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp n, const void *plo,
                               const void *phi)

@@ -279,11 +279,22 @@ def test_bounds_outside_the_destination_go_numpys_way(src, dst):
         fused = (src, dst) in [(ROWS[s], ROWS[d]) for s, d in ANY_BOUNDS] and lo_ == lo_
         with np.errstate(all="ignore"):
             if fused and src.kind == "f":
-                # but for a value that overflows (its NumPy cast is infinite,
-                # its clip finite: -inf clipped to -1e39), reported to NumPy
-                clipped = np.clip(x, lo_, hi_)
-                fused = not np.any(np.isinf(clipped.astype(dst)) & np.isfinite(clipped))
+                fused = keeps_fused(src, dst, np.clip(x, lo_, hi_))
             assert _ufunc._convert_for_tests(x, lo_, hi_, np.empty(x.shape, dst), "unsafe") == fused
+
+
+def keeps_fused(src, dst, clipped):
+    """Whether an ANY_BOUNDS float loop keeps a call whose clipped values are
+    `clipped` (no NaN), by docs/semantics.rst: float64 -> float32 hands NumPy
+    a finite value that its cast makes infinite (the overflow flag, which
+    NumPy reports), float32 -> float16 any value beyond float16's largest
+    finite (infinity too: one compare); float32 -> bfloat16 keeps all (the
+    cast rounds beyond the range into infinity, with no warning)."""
+    if (src, dst) == (ROWS["double"], ROWS["float"]):
+        return not np.any(np.isinf(clipped.astype(dst)) & np.isfinite(clipped))
+    if (src, dst) == (ROWS["float"], ROWS["half"]):
+        return not np.any(np.abs(clipped) > 65504)
+    return True
 
 
 def overflowing_at(n, places, big=1e300):
@@ -323,6 +334,29 @@ def test_overflow_is_reported_as_numpys(lo, hi):
     assert fused_seen in ({False}, {True, False}, set()), "some calls overflow"
     x = np.array([np.inf, -np.inf, 3.4028235e38, 3.40282356e38, 1.0], np.float64)
     assert _ufunc._convert_for_tests(x, -np.inf, np.inf, np.empty(5, f32), "unsafe")
+
+
+@pytest.mark.parametrize("dst", ["half", "bfloat16"])
+def test_one_sided_float32_into_16_bits(dst):
+    """float32 into float16 or bfloat16 with one bound (ANY_BOUNDS): a value
+    beyond float16's range goes NumPy's way (65519.99 rounds down to 65504,
+    65520 overflows with NumPy's warning, infinity stays), bfloat16's
+    rounding carries one into infinity with no warning, as ml_dtypes' does;
+    one such value at the start, in the middle or last, of a short call and
+    a long one, under each error state."""
+    dst = ROWS[dst]
+    for n, big in itertools.product((7, 4001), (65519.99, 65520.0, 3.4e38, np.inf, -3.4e38)):
+        for place in (0, n // 2, n - 1):
+            x = (np.random.default_rng(n).normal(size=n) * 100).astype(np.float32)
+            x[place] = big
+            for (lo, hi), errors in itertools.product(((0.5, None), (None, 0.5), (-np.inf, np.inf)),
+                                                      ("warn", "raise", "ignore")):
+                with np.errstate(all=errors):
+                    got, exp = both(x, lo, hi, dst)
+                assert_same_outcome(got, exp, messages=True, with_out=True)
+            clipped = np.clip(x, 0.5, np.inf)
+            fused = _ufunc._convert_for_tests(x, 0.5, np.inf, np.empty(n, dst), "unsafe")
+            assert fused == (dst == ROWS["bfloat16"] or not abs(big) > 65504 or clipped[place] != big)
 
 
 def test_overflow_of_a_widened_loop_is_reported_as_numpys():
@@ -419,16 +453,17 @@ def test_integer_narrowings_wrap_in_one_pass(src, dst, monkeypatch):
 
 
 @pytest.mark.parametrize("src,dst", [("float64", d) for d in ("float32", "float16", "int8", "int32")]
-                         + [("float32", d) for d in ("float16", "int8")])
+                         + [("float32", d) for d in ("float16", "bfloat16", "int8")])
 def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
     """np.clip(x, 0, None, out=narrower) is np.maximum(x, 0), which gives
     the bound on a tie (-0.0 becomes +0.0) where the fused clip keeps x:
     fastclip clips below by the smallest subnormal instead, which every
     narrower dtype makes the bound's zero (_narrowed_past_the_tie). NumPy's
     bits, zeros and subnormals of both signs among x, under each underflow
-    mode; fused where it can be: float64 -> float32 (ANY_BOUNDS), a bound of
-    +0.0 below or -0.0 above, underflow ignored."""
-    src, dst = np.dtype(src), np.dtype(dst)
+    mode; fused where it can be: float64 -> float32, float32 -> float16 and
+    bfloat16 (ANY_BOUNDS), a bound of +0.0 below or -0.0 above, underflow
+    ignored."""
+    src, dst = np.dtype(src), ROWS[dst] if dst == "bfloat16" else np.dtype(dst)
     tiny = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 1e-45, -1e-45, 2.0**-150,
             -(2.0**-150), 3e-39, -3e-39, 1e-300, -1e-300, 1.0, -1.0, 100.5, -100.5]
     with np.errstate(all="ignore"):
@@ -444,7 +479,8 @@ def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
         positive = np.copysign(1.0, bound) > 0
         # (on aarch64 NumPy's np.maximum gives either zero on a tie, by
         # position, and fastclip leaves float one-sided calls to it)
-        fused = (X86 and (src, dst) == (np.dtype(np.float64), np.dtype(np.float32))
+        fused = (X86 and (src.name, dst.name) in [("float64", "float32"), ("float32", "float16"),
+                                                  ("float32", "bfloat16")]
                  and positive == lower and under == "ignore")
         assert (seen.calls == calls) == fused, (bound, lower, under)
 

@@ -186,9 +186,15 @@ VECTOR_CONVERSIONS = {
 #:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
 #:   loop the rest). int64 into 8 and 16 bits packs with saturation: not here.
 #: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
-#:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT)
+#:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT);
+#:   float32 -> float16, whose loop hands NumPy a value beyond float16's range
+#:   (csrc/convert.h FC_HALF_NARROWING, its ANY_BOUNDS argument);
+#:   float32 -> bfloat16, whose rounding (fc_float_to_bfloat16) carries a
+#:   value beyond bfloat16's range into infinity as ml_dtypes' does, with no
+#:   warning from either
 ANY_BOUNDS = {*(("int", dst) for dst in ("ubyte", "byte", "ushort", "short")),
-              ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float")}
+              ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float"),
+              ("float", "half"), ("float", "bfloat16")}
 assert not ANY_BOUNDS & {(s, d) for s, d in VECTOR_CONVERSIONS
                          if d in ("ubyte", "byte", "ushort", "short")}, "saturating packs"
 
@@ -213,6 +219,7 @@ def conversion_macro(src, dst, rounding=None):
         cvt, ok = f"(fc_float_to_float8({to_float}, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
     elif dst == "bfloat16":
         cvt, ok = f"(fc_float_to_bfloat16({to_float}))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
+        ok = "1" if (src, dst) in ANY_BOUNDS else ok
     elif d.kind == "int":
         lo, hi = INT_RANGE[dst]
         if s.kind == "float":       # truncation toward zero, of a value in range
