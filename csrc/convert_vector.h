@@ -11,7 +11,8 @@
  * bfloat16's bits, the low half of an int64; a float64 is rounded to float32
  * first as the installed ml_dtypes rounds it), and packs as many groups as a
  * destination vector holds. The caller's bounds check keeps every value inside the destination's
- * range, so the packs, which saturate, change none. A NaN met is reported as
+ * range (int64 sources: the loop's own, FC_CVT_S64_NARROW), so the packs,
+ * which saturate, change none. A NaN met is reported as
  * the scalar loop reports it (the caller hands the call to NumPy). float32
  * and float64 into integers first go the other way round, truncated, packed,
  * then clipped (FC_CVT_TRUNC, below), and take these loops where that
@@ -64,6 +65,7 @@ typedef struct {
     fc_m_f64 nan64;
     int lo_int, hi_int;                     /* float sources: the bounds truncated */
     int bounds_fit_s32;                     /* int64 sources: both bounds within int32 */
+    int64_t lo_s64, hi_s64;                 /* int64 sources: the bounds */
 } fc_cvt_state_t;
 
 static inline fc_v_u32 fc_group_f32_int(const float *x, fc_cvt_state_t *s)
@@ -356,10 +358,26 @@ FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s
 #define FC_STORE_LANES_float(o, i, v) fc_store_f32((float *)(o) + (i), fc_cvt_f32_s32(v))
 #define FC_STORE_LANES_double(o, i, v) fc_store_f64_s32((double *)(o) + (i), v)
 #if FC_SIMD_CONVERT_INT64
-FC_CVT_VECTOR_8(longlong_ubyte, int64_t, fc_group_s64_int, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(longlong_byte, int64_t, fc_group_s64_int, fc_pack4_s32_s8)
-FC_CVT_VECTOR_16(longlong_ushort, int64_t, fc_group_s64_int, fc_pack2_u32_u16)
-FC_CVT_VECTOR_16(longlong_short, int64_t, fc_group_s64_int, fc_pack2_s32_s16)
+/* int64 into 8 and 16 bits, with any bounds (src/fastclip/_dtypes.py
+ * ANY_BOUNDS): the packs saturate, so the vector loop takes bounds within
+ * the destination's range [MIN, MAX], where they change nothing; other
+ * bounds (a one-sided call's other bound is int64's limit) go to the scalar
+ * loop, whose C cast wraps as NumPy's does */
+#define FC_CVT_S64_NARROW(D, WIDTH, PACK, MIN, MAX)                            \
+    FC_CVT_VECTOR_##WIDTH(longlong_##D##_packed, int64_t, fc_group_s64_int, PACK) \
+    static inline npy_intp fc_cvt_vector_longlong_##D(const void *px, void *o, npy_intp n, \
+                                                      fc_cvt_state_t *s)       \
+    {                                                                          \
+        if (s->lo_s64 < (MIN) || s->lo_s64 > (MAX) || s->hi_s64 < (MIN) || s->hi_s64 > (MAX)) { \
+            return 0;                                                          \
+        }                                                                      \
+        return fc_cvt_vector_longlong_##D##_packed(px, o, n, s);               \
+    }
+FC_CVT_S64_NARROW(ubyte, 8, fc_pack4_u32_u8, 0, UCHAR_MAX)
+FC_CVT_S64_NARROW(byte, 8, fc_pack4_s32_s8, SCHAR_MIN, SCHAR_MAX)
+FC_CVT_S64_NARROW(ushort, 16, fc_pack2_u32_u16, 0, USHRT_MAX)
+FC_CVT_S64_NARROW(short, 16, fc_pack2_s32_s16, SHRT_MIN, SHRT_MAX)
+#undef FC_CVT_S64_NARROW
 /* int64 -> float32, int32 and float64 with both bounds within int32, as a
  * clipped array's usually are (int32's bounds check demands it): every
  * clipped value then fits int32, and the int32 lanes of fc_group_s64_int
@@ -538,9 +556,11 @@ static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
 }
 static inline void fc_cvt_state_longlong(fc_cvt_state_t *s, int64_t lo, int64_t hi)
 {
-    /* the integer destinations' loops run only with bounds that fit them;
-     * float32's checks bounds_fit_s32 */
+    /* the 8- and 16-bit destinations' loops take the bounds within their
+     * range (lo_s64, hi_s64), int32's and float32's within int32 */
     s->bounds_fit_s32 = lo >= INT32_MIN && lo <= INT32_MAX && hi >= INT32_MIN && hi <= INT32_MAX;
+    s->lo_s64 = lo;
+    s->hi_s64 = hi;
     s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
     s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
     s->below_s32 = fc_set1_u32((uint32_t)(int32_t)(lo < hi ? lo : hi));

@@ -431,13 +431,15 @@ def numpys_route_watched(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("src,dst", [("uint16", "uint8"), ("int16", "uint8"), ("int32", "uint8"),
-                                     ("int32", "int8"), ("int32", "uint16"), ("int32", "int16")])
+@pytest.mark.parametrize("src,dst", [("uint16", "uint8"), ("int16", "uint8"),
+                                     *((s, d) for s in ("int32", "int64")
+                                       for d in ("uint8", "int8", "uint16", "int16"))])
 def test_integer_narrowings_wrap_in_one_pass(src, dst, monkeypatch):
     """An integer narrowing with a bound beyond the destination's range, or
     none (np.clip(u16, 0, None, out=u8): NumPy drops the bound and runs
     np.positive into its cast), wraps as NumPy's cast does, in the fused loop:
-    C's cast wraps too, and these pairs' loops have no saturating pack."""
+    C's cast wraps too, and int64's vector loop, whose packs saturate, takes
+    only bounds inside the destination's range (the last case's)."""
     src, dst = np.dtype(src), np.dtype(dst)
     info = np.iinfo(src)
     step = max(1, (int(info.max) - int(info.min)) // 65536 | 1)       # odd: every low byte
@@ -446,7 +448,7 @@ def test_integer_narrowings_wrap_in_one_pass(src, dst, monkeypatch):
     x = x[(x >= info.min) & (x <= info.max)].astype(src)
     seen = numpys_route_watched(monkeypatch)
     for lo, hi in ((0, None), (None, 1000), (int(info.min), None), (None, int(info.max)),
-                   (-300, 70000), (100, 300)):
+                   (-300, 70000), (100, 300), (0, 100)):
         got, exp = both(x, lo, hi, dst)
         assert_same_outcome(got, exp, with_out=True)
     assert seen.calls == 0

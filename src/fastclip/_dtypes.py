@@ -184,7 +184,10 @@ VECTOR_CONVERSIONS = {
 #:   whose bound NumPy drops, is np.positive into a cast; np.minimum(x, 100,
 #:   out=int32) ends at int64's range; int64 -> int32's vector body takes only
 #:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
-#:   loop the rest). int64 into 8 and 16 bits packs with saturation: not here.
+#:   loop the rest); int64 into 8 and 16 bits likewise, whose vector body,
+#:   which packs with saturation, takes only bounds within the destination
+#:   (csrc/convert_vector.h FC_CVT_S64_NARROW). float32 and float64 into
+#:   integers are not here: C's cast of a value beyond the range is undefined.
 #: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
 #:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT);
 #:   float32 -> float16, whose loop hands NumPy a value beyond float16's range
@@ -192,11 +195,13 @@ VECTOR_CONVERSIONS = {
 #:   float32 -> bfloat16, whose rounding (fc_float_to_bfloat16) carries a
 #:   value beyond bfloat16's range into infinity as ml_dtypes' does, with no
 #:   warning from either
-ANY_BOUNDS = {*(("int", dst) for dst in ("ubyte", "byte", "ushort", "short")),
+ANY_BOUNDS = {*((src, dst) for src in ("int", "long", "longlong")
+                for dst in ("ubyte", "byte", "ushort", "short")),
               ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float"),
               ("float", "half"), ("float", "bfloat16")}
-assert not ANY_BOUNDS & {(s, d) for s, d in VECTOR_CONVERSIONS
-                         if d in ("ubyte", "byte", "ushort", "short")}, "saturating packs"
+assert not ANY_BOUNDS & {(s, d) for s, d in CONVERSIONS
+                         if s in ("float", "double") and d not in ("float", "half", "bfloat16")}, \
+    "C's float -> int cast beyond the range"
 
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
