@@ -108,6 +108,12 @@ def _array_bounds_cases(dtype, rng, peers):
         np_out = None if dtype.name == "bfloat16" else o        # NumPy: a float32 result
         funcs = {"fastclip": lambda a=a, lo_=lo_, hi_=hi_, o=o: fastclip.clip(a, lo_, hi_, out=o),
                  "np.clip": lambda a=a, lo_=lo_, hi_=hi_, o=np_out: np.clip(a, lo_, hi_, out=o)}
+        # the memory's pace: a copy moving as many bytes (x and the bounds of
+        # x's size read, the result written; broadcast bounds stay in cache)
+        moved = a.nbytes + o.nbytes + sum(b.nbytes for b in (lo_, hi_)
+                                          if isinstance(b, np.ndarray) and b.size == a.size)
+        src, dst = np.ones(moved // 2, np.uint8), np.empty(moved // 2, np.uint8)
+        funcs["np.copyto"] = lambda src=src, dst=dst: np.copyto(dst, src)
         if peers is not None:
             l_arr = lo_ if isinstance(lo_, np.ndarray) else np.asarray(lo_, dtype)
             _add(funcs, "torch.clamp", peers.torch_clamp(a, l_arr, hi_, o))

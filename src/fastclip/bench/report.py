@@ -64,7 +64,10 @@ def calls_table(report):
                      _x(t["np.clip"] / t["fastclip"]), cp, *_peer_cells(t)])
     return Table("Every call (one thread each; torch.clamp with tensor bounds; n = 1e5 unless "
                  "named)", ["group", "dtype", "case", "fastclip", "np.clip", "speedup",
-                            "vs copyto", *PEERS], rows)
+                            "vs copyto", *PEERS], rows,
+                 "vs copyto: fastclip's time over np.copyto's of the same view (N-d views) or "
+                 "of as many bytes as the call reads and writes (array bounds: x, the bounds "
+                 "of x's size, the result).")
 
 
 def convert_table(report):
