@@ -194,10 +194,13 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * conversions are inside the destination's range, an expression in m and M,
  * the lower and the higher bound as doubles (exact for every source type at
  * the limits used). The NaN test is dropped by the compiler for integer
- * sources. START: a statement that may do the first i elements and set nan
- * (FC_CONVERT_VECTOR's vector body), or nothing. src/fastclip/_dtypes.py::
- * conversion_macro writes each pair's call. */
-#define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK, START)                 \
+ * sources. BEYOND: an expression in the clipped v, true where its
+ * conversion is not the one the loop makes (float32 into a float8 with any
+ * bounds, FC_CONVERT_VECTOR_BEYOND), which hands the call to NumPy as a NaN
+ * does; 0 for the others. START: a statement that may do the first i
+ * elements and set nan (FC_CONVERT_VECTOR's vector body), or nothing.
+ * src/fastclip/_dtypes.py::conversion_macro writes each pair's call. */
+#define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, RANGE_OK, START)         \
     static int fc_in_range_##NAME(const void *plo, const void *phi)            \
     {                                                                          \
         S lo = *(const S *)plo, hi = *(const S *)phi;                          \
@@ -218,12 +221,13 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
             S v = x[i];                                                        \
             nan |= v != v;                                                     \
             FC_CLIP(v, lo, hi);                                                \
+            nan |= BEYOND;                                                     \
             FC_STORE_##DN(po, i, CVT);                                         \
         }                                                                      \
         return nan;                                                            \
     }
 #define FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)                                 \
-    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK, (void)0)
+    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK, (void)0)
 
 /* The same with the vector body of csrc/convert_vector.h first, where the
  * build has one: SN the source's row name. */
@@ -237,7 +241,13 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
 #define FC_VECTOR_BODY(NAME, SN) (void)0
 #endif
 #define FC_CONVERT_VECTOR(NAME, SN, S, DN, CVT, RANGE_OK)                      \
-    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, RANGE_OK, FC_VECTOR_BODY(NAME, SN))
+    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK, FC_VECTOR_BODY(NAME, SN))
+/* float32 into a float8 with any bounds (src/fastclip/_dtypes.py
+ * ANY_BOUNDS): BEYOND, a clipped value whose rounding leaves the format's
+ * codes, as the vector body's codes note it (csrc/convert_vector.h
+ * FC_CVT_FLOAT8) */
+#define FC_CONVERT_VECTOR_BEYOND(NAME, SN, S, DN, CVT, BEYOND)                 \
+    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, 1, FC_VECTOR_BODY(NAME, SN))
 
 /* float64 -> float32 with any bounds (src/fastclip/_dtypes.py ANY_BOUNDS):
  * bounds beyond the destination's finite range (the one-sided calls,
@@ -270,7 +280,7 @@ static inline npy_intp fc_double_float_from(npy_intp i, const double *x, float *
     return n;
 }
 #define FC_CONVERT_DOUBLE_FLOAT(NAME, SN, S)                                   \
-    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 1,                               \
+    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 0, 1,                            \
         const int overflow_possible = !(fabs(lo) <= FLT_MAX && fabs(hi) <= FLT_MAX); \
         if (overflow_possible) {                                               \
             fc_overflow_seen();     /* clears an earlier operation's flag */   \
@@ -306,7 +316,7 @@ static inline npy_intp fc_int64_float_in_int32(const npy_int64 *x, float *o, npy
     FC_CONVERT_VECTOR(NAME, SN, S, float, (v), 1)
 #elif LONG_MAX > INT_MAX
 #define FC_CONVERT_LONG_FLOAT(NAME, SN, S)                                     \
-    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 1,                               \
+    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 0, 1,                            \
         i = fc_int64_float_in_int32((const npy_int64 *)x, (float *)po, n, lo, hi))
 #else   /* a 32-bit long (Windows): int32 -> float32, which vectorises as it is */
 #define FC_CONVERT_LONG_FLOAT(NAME, SN, S) FC_CONVERT(NAME, S, float, (v), 1)
@@ -336,8 +346,7 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
 
 #define FC_BFLOAT16_MAX 3.3895313892515355e38    /* its largest finite value */
 
-/* float32 -> a float8 format with M mantissa bits and exponent bias B, the
- * value's magnitude at most the format's largest finite (fc_in_range_*):
+/* float32 -> a float8 format with M mantissa bits and exponent bias B:
  * round to nearest even, ml_dtypes' rule, by the float adder. With the
  * rounding's unit u (2**(e - M) for the value's exponent e, at least the
  * smallest normal's), a + 2**23 u rounds a to a whole number k of units,
@@ -347,9 +356,16 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
  * exponent falls out). Branch-free, so the vectoriser takes it at every
  * target (csrc/convert_vector.h's AVX2 and AVX-512 bodies are the same in
  * lanes); a subnormal float32 rounds to 0 either way, so a flush-to-zero
- * mode changes nothing. A float64 comes here rounded to nearest (ml_dtypes before 0.7)
- * or to odd (rounding once, as 0.7 does). csrc/float16.h's
- * fc_double_to_float8 rounds bounds, NaN and beyond the range included. */
+ * mode changes nothing. A value beyond the format's range (float32's
+ * bounds may be any: FC_CONVERT_VECTOR_BEYOND) gets no code of the format
+ * (from 2**108 up magic's bits are a signaling NaN, whose sum raises the
+ * invalid flag): the loop tests the value and hands such a call to NumPy,
+ * whose ufunc clears the flags first. (Capping the magnitude here, as the
+ * vector body does, cost the two-bounded loop 15% in the baseline build,
+ * where it is all of it: 42-43 us -> 49 us at n=1e5.) A float64 comes here
+ * rounded to nearest (ml_dtypes before 0.7) or to odd (rounding once, as
+ * 0.7 does). csrc/float16.h's fc_double_to_float8 rounds bounds, NaN and
+ * beyond the range included. */
 static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 {
     npy_uint32 u, sum;

@@ -30,6 +30,7 @@
 #include <numpy/npy_common.h>
 #include "simd/simd.h"
 
+
 #if FC_SIMD && defined(FC_SIMD_CONVERSIONS)
 
 #define FC_HAVE_CONVERT_VECTOR 1
@@ -116,13 +117,15 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
  * the first pack). 9 instructions for 8 lanes with the clip, where taking
  * k = sum - magic and adding the shifted exponent took 11 (timed at
  * FC_CVT_FLOAT8).
- * The bounds are inside the format's range, so a clipped value is too, and
- * its code below 127 (at most 0x7e in e4m3fn, 0x7b in e5m2). A NaN (the
- * clip keeps it) is first made infinity (a's integer min with infinity's
- * bits), whose magic wraps past 2**31 and whose sum is infinity: w times
- * its code is 0x7f80 - w C, which saturates to 0x7f, the mark FC_CVT_FLOAT8
- * looks for. A subnormal float32 rounds to 0 either way, so a flush-to-zero
- * mode changes nothing. The group returns w times the magnitude's code and
+ * With bounds inside the format's range a clipped value is too, and its
+ * code below 127 (at most 0x7e in e4m3fn, 0x7b in e5m2); float32's bounds
+ * may be any (src/fastclip/_dtypes.py ANY_BOUNDS). A NaN (the clip keeps
+ * it), an infinity or a magnitude beyond 2**20 is first made 2**20 (a's
+ * integer min with 2**20's bits), whose code (0xd8 in e4m3fn, 0x8c in
+ * e5m2) saturates to 0x7f in the packs, the mark FC_CVT_FLOAT8 looks for
+ * (with infinity's bits in the min, as before any bounds, a magnitude of
+ * 2**108 made magic a signaling NaN). A subnormal float32 rounds to 0
+ * either way, so a flush-to-zero mode changes nothing. The group returns w times the magnitude's code and
  * leaves the clipped value's bits in *bits, whose sign FC_CVT_FLOAT8 packs. */
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
     enum { FC_FLOAT8_SHIFT_##NAME = 7 - (M) };                                 \
@@ -131,7 +134,7 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
         const uint32_t offset = (uint32_t)((23 - (M)) + (128 - (B))) << (M);   \
         fc_v_u32 u = fc_as_u32_f32(clipped);                                   \
         fc_v_u32 a = fc_min_s32(fc_and_u32(u, fc_set1_u32(0x7fffffffu)),       \
-                                fc_set1_u32(0x7f800000u));                     \
+                                fc_set1_u32(0x49800000u));  /* 2**20 */        \
         *bits = u;                                                             \
         fc_v_u32 e = fc_max_s32(fc_and_u32(a, fc_set1_u32(0x7f800000u)),       \
                                 fc_set1_u32((uint32_t)(128 - (B)) << 23));     \
@@ -243,7 +246,9 @@ static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32
  * in its byte's top bit: the sign joins its code once for 32 (AVX2) or 64
  * lanes, where it took three instructions a group. A NaN's code is 0x7f,
  * no clipped value's, so the running byte max of the codes (codes_seen)
- * notes one. Both packs are left in the packs' lane order and the merged
+ * notes one; so does a code beyond the format's largest that is not a NaN
+ * (a value beyond its range, with any bounds: e5m2's 0x7d and 0x7e), by the
+ * format's spare (FC_FLOAT8_SPARE) added to codes_seen at the end. Both packs are left in the packs' lane order and the merged
  * bytes put in order once. The state is read into a local: the byte stores
  * may alias *s, and GCC reloaded the bounds from it after each store. No
  * fence between the groups (FC_GROUP_FENCE): with 9 instructions a group
@@ -274,9 +279,12 @@ static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32
             s->codes_seen = fc_max_u8(s->codes_seen, codes);                   \
             fc_store_u8((uint8_t *)o + i, fc_pack4_order(fc_or_u8(codes, signs))); \
         }                                                                      \
-        caller->codes_seen = local.codes_seen;                                 \
+        caller->codes_seen = fc_add_u8(local.codes_seen, fc_set1_u8(FC_FLOAT8_SPARE_##FORMAT)); \
         return i;                                                              \
     }
+/* 0x7e less the format's largest code that is not a NaN (src/fastclip/
+ * _dtypes.py LARGEST_BITS: e4m3fn's largest finite, e5m2's infinity) */
+enum { FC_FLOAT8_SPARE_float8_e4m3fn = 0x7e - 0x7e, FC_FLOAT8_SPARE_float8_e5m2 = 0x7e - 0x7c };
 #define FC_CVT_VECTOR_16(NAME, S, GROUP, PACK)                                 \
     static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
                                                 fc_cvt_state_t *s)             \

@@ -289,11 +289,18 @@ def keeps_fused(src, dst, clipped):
     a finite value that its cast makes infinite (the overflow flag, which
     NumPy reports), float32 -> float16 any value beyond float16's largest
     finite (infinity too: one compare); float32 -> bfloat16 keeps all (the
-    cast rounds beyond the range into infinity, with no warning)."""
+    cast rounds beyond the range into infinity, with no warning); float32 ->
+    a float8 a value that rounds beyond the format's largest code that is not
+    a NaN, infinity too: beyond 448 + 16 in e4m3fn (whose next code is its
+    NaN), 2**16 + 2**13 in e5m2 (whose infinity is 2**16's code, beyond which
+    the codes are NaNs), each a tie that rounds down to the even code."""
     if (src, dst) == (ROWS["double"], ROWS["float"]):
         return not np.any(np.isinf(clipped.astype(dst)) & np.isfinite(clipped))
     if (src, dst) == (ROWS["float"], ROWS["half"]):
         return not np.any(np.abs(clipped) > 65504)
+    limit = {"float8_e4m3fn": 448 + 16, "float8_e5m2": 2**16 + 2**13}.get(dst.name)
+    if src == ROWS["float"] and limit is not None:
+        return not np.any(np.abs(clipped) > limit)
     return True
 
 
@@ -336,16 +343,22 @@ def test_overflow_is_reported_as_numpys(lo, hi):
     assert _ufunc._convert_for_tests(x, -np.inf, np.inf, np.empty(5, f32), "unsafe")
 
 
-@pytest.mark.parametrize("dst", ["half", "bfloat16"])
-def test_one_sided_float32_into_16_bits(dst):
-    """float32 into float16 or bfloat16 with one bound (ANY_BOUNDS): a value
-    beyond float16's range goes NumPy's way (65519.99 rounds down to 65504,
-    65520 overflows with NumPy's warning, infinity stays), bfloat16's
-    rounding carries one into infinity with no warning, as ml_dtypes' does;
-    one such value at the start, in the middle or last, of a short call and
-    a long one, under each error state."""
+@pytest.mark.parametrize("dst", ["half", "bfloat16", "float8_e4m3fn", "float8_e5m2"])
+def test_one_sided_float32_into_narrower_floats(dst):
+    """float32 into float16, bfloat16 or a float8 with one bound
+    (ANY_BOUNDS): a value beyond float16's range goes NumPy's way (65519.99
+    rounds down to 65504, 65520 overflows with NumPy's warning, infinity
+    stays), bfloat16's rounding carries one into infinity with no warning,
+    as ml_dtypes' does, and a float8's a value that rounds past its codes
+    (keeps_fused: e4m3fn 464 rounds to 448, 464.00003 to NaN; e5m2 61440 to
+    infinity, 73728 too, 73728.01 past it; 2**108, whose rounding's magic
+    was a signaling NaN before the loops capped it); one such value at the start, in the
+    middle or last, of a short call and a long one, under each error
+    state."""
     dst = ROWS[dst]
-    for n, big in itertools.product((7, 4001), (65519.99, 65520.0, 3.4e38, np.inf, -3.4e38)):
+    bigs = (464.0, 464.00003, 61440.0, 73728.0, 73728.01, 2.0**108) if dst.itemsize == 1 else (
+        65519.99, 65520.0)
+    for n, big in itertools.product((7, 4001), (*bigs, 3.4e38, np.inf, -3.4e38)):
         for place in (0, n // 2, n - 1):
             x = (np.random.default_rng(n).normal(size=n) * 100).astype(np.float32)
             x[place] = big
@@ -354,9 +367,9 @@ def test_one_sided_float32_into_16_bits(dst):
                 with np.errstate(all=errors):
                     got, exp = both(x, lo, hi, dst)
                 assert_same_outcome(got, exp, messages=True, with_out=True)
-            clipped = np.clip(x, 0.5, np.inf)
+            clipped = np.clip(x, np.float32(0.5), np.float32(np.inf))
             fused = _ufunc._convert_for_tests(x, 0.5, np.inf, np.empty(n, dst), "unsafe")
-            assert fused == (dst == ROWS["bfloat16"] or not abs(big) > 65504 or clipped[place] != big)
+            assert fused == keeps_fused(ROWS["float"], dst, clipped)
 
 
 def test_overflow_of_a_widened_loop_is_reported_as_numpys():
@@ -455,7 +468,8 @@ def test_integer_narrowings_wrap_in_one_pass(src, dst, monkeypatch):
 
 
 @pytest.mark.parametrize("src,dst", [("float64", d) for d in ("float32", "float16", "int8", "int32")]
-                         + [("float32", d) for d in ("float16", "bfloat16", "int8")])
+                         + [("float32", d) for d in ("float16", "bfloat16", "float8_e4m3fn",
+                                                     "float8_e5m2", "int8")])
 def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
     """np.clip(x, 0, None, out=narrower) is np.maximum(x, 0), which gives
     the bound on a tie (-0.0 becomes +0.0) where the fused clip keeps x:
@@ -465,7 +479,7 @@ def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
     mode; fused where it can be: float64 -> float32, float32 -> float16 and
     bfloat16 (ANY_BOUNDS), a bound of +0.0 below or -0.0 above, underflow
     ignored."""
-    src, dst = np.dtype(src), ROWS[dst] if dst == "bfloat16" else np.dtype(dst)
+    src, dst = np.dtype(src), ROWS[dst] if dst in ROWS else np.dtype(dst)
     tiny = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 1e-45, -1e-45, 2.0**-150,
             -(2.0**-150), 3e-39, -3e-39, 1e-300, -1e-300, 1.0, -1.0, 100.5, -100.5]
     with np.errstate(all="ignore"):
@@ -482,7 +496,9 @@ def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
         # (on aarch64 NumPy's np.maximum gives either zero on a tie, by
         # position, and fastclip leaves float one-sided calls to it)
         fused = (X86 and (src.name, dst.name) in [("float64", "float32"), ("float32", "float16"),
-                                                  ("float32", "bfloat16")]
+                                                  ("float32", "bfloat16"),
+                                                  ("float32", "float8_e4m3fn"),
+                                                  ("float32", "float8_e5m2")]
                  and positive == lower and under == "ignore")
         assert (seen.calls == calls) == fused, (bound, lower, under)
 

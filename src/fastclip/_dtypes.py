@@ -194,19 +194,25 @@ VECTOR_CONVERSIONS = {
 #:   (csrc/convert.h FC_HALF_NARROWING, its ANY_BOUNDS argument);
 #:   float32 -> bfloat16, whose rounding (fc_float_to_bfloat16) carries a
 #:   value beyond bfloat16's range into infinity as ml_dtypes' does, with no
-#:   warning from either
+#:   warning from either; float32 -> the float8s, whose loop hands NumPy a
+#:   value that rounds beyond the format's largest code that is not a NaN
+#:   (float8_kept_limit; ml_dtypes makes it NaN in e4m3fn, infinity in
+#:   e5m2, and warns of neither). float64 into the 16- and 8-bit floats
+#:   keeps the check (not built: its loops round through float32, whose
+#:   overflow flag a value beyond float32's range would raise).
 ANY_BOUNDS = {*((src, dst) for src in ("int", "long", "longlong")
                 for dst in ("ubyte", "byte", "ushort", "short")),
               ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float"),
-              ("float", "half"), ("float", "bfloat16")}
-assert not ANY_BOUNDS & {(s, d) for s, d in CONVERSIONS
-                         if s in ("float", "double") and d not in ("float", "half", "bfloat16")}, \
-    "C's float -> int cast beyond the range"
+              ("float", "half"), ("float", "bfloat16"),
+              ("float", "float8_e4m3fn"), ("float", "float8_e5m2")}
 
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
              "ushort": ("0", "USHRT_MAX"), "short": ("SHRT_MIN", "SHRT_MAX"),
              "int": ("INT_MIN", "INT_MAX"), "long": ("LONG_MIN", "LONG_MAX")}
+assert not ANY_BOUNDS & {(s, d) for s, d in CONVERSIONS
+                         if s in ("float", "double") and d in INT_RANGE}, \
+    "C's float -> int cast beyond the range"
 
 
 def conversion_macro(src, dst, rounding=None):
@@ -222,6 +228,9 @@ def conversion_macro(src, dst, rounding=None):
     if d.kind == "float8":
         _, m, bias, top = FLOAT8[dst]
         cvt, ok = f"(fc_float_to_float8({to_float}, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
+        if (src, dst) in ANY_BOUNDS:
+            beyond = f"!(fabsf(v) <= {float8_kept_limit(dst)!r}f)"
+            return f"FC_CONVERT_VECTOR_BEYOND({name}, {src}, {s.c_type}, {dst}, {cvt}, {beyond})"
     elif dst == "bfloat16":
         cvt, ok = f"(fc_float_to_bfloat16({to_float}))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
     elif d.kind == "int":
@@ -254,6 +263,18 @@ def conversion_macro(src, dst, rounding=None):
 # bits (infinity; the largest finite value in float8_e4m3fn, which has no
 # infinity and whose only NaN is S.1111.111). A NaN is (bits & ~sign) > this.
 LARGEST_BITS = {"half": 0x7C00, "bfloat16": 0x7F80, "float8_e4m3fn": 0x7E, "float8_e5m2": 0x7C}
+
+
+def float8_kept_limit(name):
+    """The largest magnitude whose rounding to a float8 format is at most
+    its largest code that is not a NaN (LARGEST_BITS: 464 for
+    float8_e4m3fn, whose 448 it rounds to; 73728 for float8_e5m2, whose
+    infinity): that code's value, its exponent continued past the top, plus
+    half its unit (a tie rounds to the even code, that one)."""
+    _, m, bias, _ = FLOAT8[name]
+    code = LARGEST_BITS[name]
+    exponent = (code >> m) - bias
+    return 2.0 ** exponent * (1 + (code & ((1 << m) - 1)) / 2 ** m) + 2.0 ** (exponent - m - 1)
 
 
 def saturates(name):
