@@ -195,8 +195,8 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * the lower and the higher bound as doubles (exact for every source type at
  * the limits used). The NaN test is dropped by the compiler for integer
  * sources. BEYOND: an expression in the clipped v, true where its
- * conversion is not the one the loop makes (float32 into a float8 with any
- * bounds, FC_CONVERT_VECTOR_BEYOND), which hands the call to NumPy as a NaN
+ * conversion is not the one the loop makes (float32 and float64 into a
+ * float8 with any bounds, FC_CONVERT_VECTOR_BEYOND), which hands the call to NumPy as a NaN
  * does; 0 for the others. START: a statement that may do the first i
  * elements and set nan (FC_CONVERT_VECTOR's vector body), or nothing.
  * src/fastclip/_dtypes.py::conversion_macro writes each pair's call. */
@@ -242,10 +242,10 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
 #endif
 #define FC_CONVERT_VECTOR(NAME, SN, S, DN, CVT, RANGE_OK)                      \
     FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK, FC_VECTOR_BODY(NAME, SN))
-/* float32 into a float8 with any bounds (src/fastclip/_dtypes.py
- * ANY_BOUNDS): BEYOND, a clipped value whose rounding leaves the format's
- * codes, as the vector body's codes note it (csrc/convert_vector.h
- * FC_CVT_FLOAT8) */
+/* float32 and float64 into a float8 with any bounds (src/fastclip/_dtypes.py
+ * ANY_BOUNDS): BEYOND, a clipped value whose rounding (float64's to float32
+ * first, as CVT's) leaves the format's codes, as the vector body's codes
+ * note it (csrc/convert_vector.h FC_CVT_FLOAT8) */
 #define FC_CONVERT_VECTOR_BEYOND(NAME, SN, S, DN, CVT, BEYOND)                 \
     FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, 1, FC_VECTOR_BODY(NAME, SN))
 
@@ -356,8 +356,8 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
  * exponent falls out). Branch-free, so the vectoriser takes it at every
  * target (csrc/convert_vector.h's AVX2 and AVX-512 bodies are the same in
  * lanes); a subnormal float32 rounds to 0 either way, so a flush-to-zero
- * mode changes nothing. A value beyond the format's range (float32's
- * bounds may be any: FC_CONVERT_VECTOR_BEYOND) gets no code of the format
+ * mode changes nothing. A value beyond the format's range (the bounds may
+ * be any: FC_CONVERT_VECTOR_BEYOND) gets no code of the format
  * (from 2**108 up magic's bits are a signaling NaN, whose sum raises the
  * invalid flag): the loop tests the value and hands such a call to NumPy,
  * whose ufunc clears the flags first. (Capping the magnitude here, as the

@@ -118,8 +118,8 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
  * k = sum - magic and adding the shifted exponent took 11 (timed at
  * FC_CVT_FLOAT8).
  * With bounds inside the format's range a clipped value is too, and its
- * code below 127 (at most 0x7e in e4m3fn, 0x7b in e5m2); float32's bounds
- * may be any (src/fastclip/_dtypes.py ANY_BOUNDS). A NaN (the clip keeps
+ * code below 127 (at most 0x7e in e4m3fn, 0x7b in e5m2); the bounds may
+ * be any (src/fastclip/_dtypes.py ANY_BOUNDS). A NaN (the clip keeps
  * it), an infinity or a magnitude beyond 2**20 is first made 2**20 (a's
  * integer min with 2**20's bits), whose code (0xd8 in e4m3fn, 0x8c in
  * e5m2) saturates to 0x7f in the packs, the mark FC_CVT_FLOAT8 looks for

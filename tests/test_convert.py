@@ -299,8 +299,14 @@ def keeps_fused(src, dst, clipped):
     if (src, dst) == (ROWS["float"], ROWS["half"]):
         return not np.any(np.abs(clipped) > 65504)
     limit = {"float8_e4m3fn": 448 + 16, "float8_e5m2": 2**16 + 2**13}.get(dst.name)
-    if src == ROWS["float"] and limit is not None:
-        return not np.any(np.abs(clipped) > limit)
+    if limit is not None:
+        # a float64 rounds to float32 first as the installed ml_dtypes rounds
+        # it: once (0.7 on; then the double's own magnitude tells) or to
+        # nearest (the float32's)
+        rounds_once = np.float64(1 + 2**-4 + 2**-40).astype(ROWS["float8_e4m3fn"]) != 1.0
+        with np.errstate(over="ignore"):
+            rounded = clipped if rounds_once else clipped.astype(np.float32)
+        return not np.any(np.abs(rounded) > limit)
     return True
 
 
@@ -343,33 +349,39 @@ def test_overflow_is_reported_as_numpys(lo, hi):
     assert _ufunc._convert_for_tests(x, -np.inf, np.inf, np.empty(5, f32), "unsafe")
 
 
-@pytest.mark.parametrize("dst", ["half", "bfloat16", "float8_e4m3fn", "float8_e5m2"])
-def test_one_sided_float32_into_narrower_floats(dst):
-    """float32 into float16, bfloat16 or a float8 with one bound
-    (ANY_BOUNDS): a value beyond float16's range goes NumPy's way (65519.99
-    rounds down to 65504, 65520 overflows with NumPy's warning, infinity
-    stays), bfloat16's rounding carries one into infinity with no warning,
-    as ml_dtypes' does, and a float8's a value that rounds past its codes
-    (keeps_fused: e4m3fn 464 rounds to 448, 464.00003 to NaN; e5m2 61440 to
-    infinity, 73728 too, 73728.01 past it; 2**108, whose rounding's magic
-    was a signaling NaN before the loops capped it); one such value at the start, in the
-    middle or last, of a short call and a long one, under each error
-    state."""
-    dst = ROWS[dst]
+@pytest.mark.parametrize("src,dst", [("float", d) for d in ("half", "bfloat16", "float8_e4m3fn",
+                                                           "float8_e5m2")]
+                         + [("double", d) for d in ("float8_e4m3fn", "float8_e5m2")])
+def test_one_sided_into_narrower_floats(src, dst):
+    """float32 into float16, bfloat16 or a float8, and float64 into a float8,
+    with one bound (ANY_BOUNDS): a value beyond float16's range goes NumPy's
+    way (65519.99 rounds down to 65504, 65520 overflows with NumPy's
+    warning, infinity stays), bfloat16's rounding carries one into infinity
+    with no warning, as ml_dtypes' does, and a float8's a value that rounds
+    past its codes (keeps_fused: e4m3fn 464 rounds to 448, 464.00003 to
+    NaN; e5m2 61440 to infinity, 73728 too, 73728.01 past it; 2**108, which
+    makes the rounding's magic a signaling NaN where the vector body did not
+    cap it; from float64, the doubles next to the limits, and 1e300, beyond
+    float32, whose rounding raises the overflow flag); one such value at the
+    start, in the middle or last, of a short call and a long one, under each
+    error state."""
+    src, dst = ROWS[src], ROWS[dst]
     bigs = (464.0, 464.00003, 61440.0, 73728.0, 73728.01, 2.0**108) if dst.itemsize == 1 else (
         65519.99, 65520.0)
+    if src == ROWS["double"]:
+        bigs += (np.nextafter(464.0, np.inf), np.nextafter(73728.0, np.inf), 1e300)
     for n, big in itertools.product((7, 4001), (*bigs, 3.4e38, np.inf, -3.4e38)):
         for place in (0, n // 2, n - 1):
-            x = (np.random.default_rng(n).normal(size=n) * 100).astype(np.float32)
+            x = (np.random.default_rng(n).normal(size=n) * 100).astype(src)
             x[place] = big
             for (lo, hi), errors in itertools.product(((0.5, None), (None, 0.5), (-np.inf, np.inf)),
                                                       ("warn", "raise", "ignore")):
                 with np.errstate(all=errors):
                     got, exp = both(x, lo, hi, dst)
                 assert_same_outcome(got, exp, messages=True, with_out=True)
-            clipped = np.clip(x, np.float32(0.5), np.float32(np.inf))
+            clipped = np.clip(x, src.type(0.5), src.type(np.inf))
             fused = _ufunc._convert_for_tests(x, 0.5, np.inf, np.empty(n, dst), "unsafe")
-            assert fused == keeps_fused(ROWS["float"], dst, clipped)
+            assert fused == keeps_fused(src, dst, clipped)
 
 
 def test_overflow_of_a_widened_loop_is_reported_as_numpys():

@@ -194,17 +194,18 @@ VECTOR_CONVERSIONS = {
 #:   (csrc/convert.h FC_HALF_NARROWING, its ANY_BOUNDS argument);
 #:   float32 -> bfloat16, whose rounding (fc_float_to_bfloat16) carries a
 #:   value beyond bfloat16's range into infinity as ml_dtypes' does, with no
-#:   warning from either; float32 -> the float8s, whose loop hands NumPy a
-#:   value that rounds beyond the format's largest code that is not a NaN
-#:   (float8_kept_limit; ml_dtypes makes it NaN in e4m3fn, infinity in
-#:   e5m2, and warns of neither). float64 into the 16- and 8-bit floats
-#:   keeps the check (not built: its loops round through float32, whose
-#:   overflow flag a value beyond float32's range would raise).
+#:   warning from either; float32 and float64 -> the float8s, whose loop
+#:   hands NumPy a value that rounds beyond the format's largest code that
+#:   is not a NaN (float8_kept_limit; ml_dtypes makes it NaN in e4m3fn,
+#:   infinity in e5m2, and warns of neither; float64's rounding to float32
+#:   first may raise the overflow flag only for such a value, and NumPy's
+#:   ufunc clears the flags before its own loop). float64 into float16 and
+#:   bfloat16 keeps the check (not built).
 ANY_BOUNDS = {*((src, dst) for src in ("int", "long", "longlong")
                 for dst in ("ubyte", "byte", "ushort", "short")),
               ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float"),
               ("float", "half"), ("float", "bfloat16"),
-              ("float", "float8_e4m3fn"), ("float", "float8_e5m2")}
+              *((src, f8) for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2"))}
 
 # C limits of the integer destinations of CONVERSIONS
 INT_RANGE = {"ubyte": ("0", "UCHAR_MAX"), "byte": ("SCHAR_MIN", "SCHAR_MAX"),
@@ -229,7 +230,7 @@ def conversion_macro(src, dst, rounding=None):
         _, m, bias, top = FLOAT8[dst]
         cvt, ok = f"(fc_float_to_float8({to_float}, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
         if (src, dst) in ANY_BOUNDS:
-            beyond = f"!(fabsf(v) <= {float8_kept_limit(dst)!r}f)"
+            beyond = f"!(fabsf({to_float}) <= {float8_kept_limit(dst)!r}f)"
             return f"FC_CONVERT_VECTOR_BEYOND({name}, {src}, {s.c_type}, {dst}, {cvt}, {beyond})"
     elif dst == "bfloat16":
         cvt, ok = f"(fc_float_to_bfloat16({to_float}))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
