@@ -406,7 +406,7 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
 /* The float16 narrowings' bounds check and block loop, for a float32 or float64
  * source (S): clipped in S, each value made a float by TO_FLOAT (exact for
  * float32, rounded to odd for float64, below), then rounded to float16.
- * ANY_BOUNDS (src/fastclip/_dtypes.py's, float32's): any non-NaN bounds,
+ * ANY_BOUNDS (src/fastclip/_dtypes.py's): any non-NaN bounds,
  * the one-sided calls among them. A clipped value beyond float16's largest
  * finite (65504), which NumPy's cast makes infinity with the overflow flag
  * or rounds down to 65504, is reported as a NaN is, one compare for both
@@ -469,7 +469,7 @@ static inline float fc_double_to_float_odd(double d)
     return f;
 }
 
-FC_HALF_NARROWING(double, double, fc_double_to_float_odd, 0)
+FC_HALF_NARROWING(double, double, fc_double_to_float_odd, 1)
 
 static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp n, const void *plo,
                               const void *phi)
@@ -484,14 +484,24 @@ static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp
      * below is far slower): clipped (max(lo, v) is "v < lo ? lo : v"
      * exactly, min(hi, v) "v > hi ? hi : v"), rounded to odd where the float
      * is normal (below 2**-126 float16 is 0 either way), then to float16 by
-     * the conversion instruction. */
+     * the conversion instruction. A NaN is noted by one compare of the two
+     * vectors as loaded; with a bound beyond float16's range (any bounds:
+     * ANY_BOUNDS) the clipped lanes are tested as the block loop tests its
+     * values, !(|v| <= 65504), a NaN's too (the branch is the same for the
+     * whole loop, which GCC's -O3 unswitches). */
+    const int beyond_possible = !(fabs(lo) <= 65504.0 && fabs(hi) <= 65504.0);
     fc_v_f64 vlo = fc_set1_f64(lo), vhi = fc_set1_f64(hi);
     fc_m_f64 nan_lanes = fc_isnan_f64(fc_set1_f64(0.0));
     for (; start + FC_LANES_f32 <= n; start += FC_LANES_f32) {
         fc_v_f64 a = fc_load_f64(x + start), b = fc_load_f64(x + start + FC_LANES_f64);
-        nan_lanes = fc_or_mask_f64(nan_lanes, fc_either_nan_f64(a, b));
+        if (!beyond_possible) {
+            nan_lanes = fc_or_mask_f64(nan_lanes, fc_either_nan_f64(a, b));
+        }
         a = fc_ltsel_f64(vhi, fc_gtsel_f64(vlo, a));
         b = fc_ltsel_f64(vhi, fc_gtsel_f64(vlo, b));
+        if (beyond_possible) {
+            nan_lanes = fc_or_mask_f64(nan_lanes, fc_beyond_f64x2(a, b, 65504.0));
+        }
         fc_store_half_f32(o + start, fc_odd_normal_f32_f64x2(a, b));
     }
     nan = fc_any_mask_f64(nan_lanes);

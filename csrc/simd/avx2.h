@@ -292,6 +292,13 @@ static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
     _mm_storeu_si128((__m128i *)o,
                      _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
+/* the lanes of a or b whose magnitude is not at most limit (a NaN's too) */
+static inline fc_m_f64 fc_beyond_f64x2(fc_v_f64 a, fc_v_f64 b, double limit)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0), top = _mm256_set1_pd(limit);
+    return _mm256_or_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, a), top, _CMP_NLE_UQ),
+                        _mm256_cmp_pd(_mm256_andnot_pd(sign, b), top, _CMP_NLE_UQ));
+}
 /* int64: no vpminsq/vpmaxsq before AVX-512; its groups are clipped as
  * their 32-bit halves (csrc/convert_vector.h, fc_group_s64_int) */
 static inline fc_v_s64 fc_load_s64(const int64_t *p) { return _mm256_loadu_si256((const __m256i *)p); }

@@ -184,6 +184,13 @@ static inline void fc_store_half_f32(uint16_t *o, fc_v_f32 v)
     _mm256_storeu_si256((__m256i *)o,
                         _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
+/* the lanes of a or b whose magnitude is not at most limit (a NaN's too) */
+static inline fc_m_f64 fc_beyond_f64x2(fc_v_f64 a, fc_v_f64 b, double limit)
+{
+    const __m512d top = _mm512_set1_pd(limit);
+    return _mm512_cmp_pd_mask(_mm512_abs_pd(a), top, _CMP_NLE_UQ)
+           | _mm512_cmp_pd_mask(_mm512_abs_pd(b), top, _CMP_NLE_UQ);
+}
 /* exact everywhere here (avx2.h's needs the float normal) */
 #define fc_odd_normal_f32_f64x2 fc_odd_f32_f64x2
 static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b)

@@ -178,9 +178,9 @@ VECTOR_CONVERSIONS = {
 
 #: pairs fused whatever the bounds (the others: bounds inside the
 #: destination's range), so that the one-sided calls are fused too:
-#: - the integer narrowings whose loop has no saturating vector body, int32
-#:   into 8- and 16-bit integers, int16 and uint16 into uint8, and int64 ->
-#:   int32: C's cast wraps as NumPy's does (np.clip(u16, 0, None, out=u8),
+#: - the integer narrowings, int32 and int64 into 8- and 16-bit integers,
+#:   int16 and uint16 into uint8, and int64 -> int32: C's cast wraps as
+#:   NumPy's does (np.clip(u16, 0, None, out=u8),
 #:   whose bound NumPy drops, is np.positive into a cast; np.minimum(x, 100,
 #:   out=int32) ends at int64's range; int64 -> int32's vector body takes only
 #:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
@@ -190,8 +190,9 @@ VECTOR_CONVERSIONS = {
 #:   integers are not here: C's cast of a value beyond the range is undefined.
 #: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
 #:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT);
-#:   float32 -> float16, whose loop hands NumPy a value beyond float16's range
-#:   (csrc/convert.h FC_HALF_NARROWING, its ANY_BOUNDS argument);
+#:   float32 and float64 -> float16, whose loop hands NumPy a value beyond
+#:   float16's range (csrc/convert.h FC_HALF_NARROWING, its ANY_BOUNDS
+#:   argument, and fc_cvt_double_half's vector body);
 #:   float32 -> bfloat16, whose rounding (fc_float_to_bfloat16) carries a
 #:   value beyond bfloat16's range into infinity as ml_dtypes' does, with no
 #:   warning from either; float32 and float64 -> the float8s, whose loop
@@ -199,12 +200,12 @@ VECTOR_CONVERSIONS = {
 #:   is not a NaN (float8_kept_limit; ml_dtypes makes it NaN in e4m3fn,
 #:   infinity in e5m2, and warns of neither; float64's rounding to float32
 #:   first may raise the overflow flag only for such a value, and NumPy's
-#:   ufunc clears the flags before its own loop). float64 into float16 and
-#:   bfloat16 keeps the check (not built).
+#:   ufunc clears the flags before its own loop). float64 into bfloat16
+#:   keeps the check (not built).
 ANY_BOUNDS = {*((src, dst) for src in ("int", "long", "longlong")
                 for dst in ("ubyte", "byte", "ushort", "short")),
               ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float"),
-              ("float", "half"), ("float", "bfloat16"),
+              ("float", "half"), ("double", "half"), ("float", "bfloat16"),
               *((src, f8) for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2"))}
 
 # C limits of the integer destinations of CONVERSIONS
