@@ -10,13 +10,14 @@
  * integer cast toward zero, the float8 rounding of csrc/convert.h in lanes,
  * bfloat16's bits, the low half of an int64; a float64 is rounded to float32
  * first as the installed ml_dtypes rounds it), and packs as many groups as a
- * destination vector holds. The caller's bounds check keeps every value inside the destination's
- * range (int64 sources: the loop's own, FC_CVT_S64_NARROW), so the packs,
- * which saturate, change none. A NaN met is reported as
- * the scalar loop reports it (the caller hands the call to NumPy). float32
- * and float64 into integers first go the other way round, truncated, packed,
- * then clipped (FC_CVT_TRUNC, below), and take these loops where that
- * cannot.
+ * destination vector holds. The caller's bounds check keeps every value
+ * inside the destination's range (int64 sources: the loop's own,
+ * FC_CVT_S64_NARROW), so the packs, which saturate, change none. A NaN met
+ * is reported as the scalar loop reports it (the caller hands the call to
+ * NumPy), and so is a float8 code beyond the format's (float32 and float64
+ * into the float8s take any bounds: FC_CVT_FLOAT8). float32 and float64
+ * into integers first go the other way round, truncated, packed, then
+ * clipped (FC_CVT_TRUNC, below), and take these loops where that cannot.
  *
  * Each returns how many elements it did (whole steps); the scalar loop of
  * FC_CONVERT does the rest. FC_HAVE_CONVERT_VECTOR: the builds with a layer.
@@ -29,7 +30,6 @@
 #include <stdint.h>
 #include <numpy/npy_common.h>
 #include "simd/simd.h"
-
 
 #if FC_SIMD && defined(FC_SIMD_CONVERSIONS)
 
@@ -125,8 +125,9 @@ static inline fc_v_u32 fc_group_s64_int(const int64_t *x, fc_cvt_state_t *s)
  * e5m2) saturates to 0x7f in the packs, the mark FC_CVT_FLOAT8 looks for
  * (with infinity's bits in the min, as before any bounds, a magnitude of
  * 2**108 made magic a signaling NaN). A subnormal float32 rounds to 0
- * either way, so a flush-to-zero mode changes nothing. The group returns w times the magnitude's code and
- * leaves the clipped value's bits in *bits, whose sign FC_CVT_FLOAT8 packs. */
+ * either way, so a flush-to-zero mode changes nothing. The group returns w
+ * times the magnitude's code and leaves the clipped value's bits in *bits,
+ * whose sign FC_CVT_FLOAT8 packs. */
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
     enum { FC_FLOAT8_SHIFT_##NAME = 7 - (M) };                                 \
     static inline fc_v_u32 fc_float8_code_##NAME(fc_v_f32 clipped, fc_v_u32 *bits) \
@@ -248,8 +249,9 @@ static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32
  * no clipped value's, so the running byte max of the codes (codes_seen)
  * notes one; so does a code beyond the format's largest that is not a NaN
  * (a value beyond its range, with any bounds: e5m2's 0x7d and 0x7e), by the
- * format's spare (FC_FLOAT8_SPARE) added to codes_seen at the end. Both packs are left in the packs' lane order and the merged
- * bytes put in order once. The state is read into a local: the byte stores
+ * format's spare (FC_FLOAT8_SPARE) added to codes_seen at the end. Both
+ * packs are left in the packs' lane order and the merged bytes put in order
+ * once. The state is read into a local: the byte stores
  * may alias *s, and GCC reloaded the bounds from it after each store. No
  * fence between the groups (FC_GROUP_FENCE): with 9 instructions a group
  * GCC's interleaving no longer spills. AVX2 build on AMD Zen 5, n = 1e5
