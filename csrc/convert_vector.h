@@ -1,9 +1,9 @@
 /* The fused clip-and-convert loops' vector body (csrc/convert.h), written once
  * against the vector layer (csrc/simd/): float32, float64 and int64 sources
  * into 8- and 16-bit integers, int64 into int32, float32 and float64 (bounds
- * within int32), 8-bit integers into int32, float32 and float64, float64
- * into float32, float32 and float64 into the float8s,
- * float64 into bfloat16.
+ * within int32), 8- and 16-bit integers into int32, float32 and float64,
+ * float64 into float32, float32 and float64 into the float8s, float64 into
+ * bfloat16.
  *
  * Each step clips a group of source elements as the clip loop does (a tie
  * keeps x), turns the group into 32-bit lanes as many as float32's (the
@@ -410,13 +410,15 @@ FC_CVT_VECTOR_NONE(longlong_float)
 FC_CVT_VECTOR_NONE(longlong_int)
 FC_CVT_VECTOR_NONE(longlong_double)
 #endif
-#if FC_SIMD_CONVERT_BYTES
-/* uint8 and int8 into int32, float32 and float64 (AVX2): widened into
- * 32-bit lanes as loaded, clipped there (min(max(x, lo), hi), the scalar
- * rule for integers), then converted (exactly) and stored. GCC clipped the
- * bytes, then widened them by a cascade of unpacks: AVX2 build on AMD Zen 5,
- * n = 1e5 out=, one thread (bench --only convert), uint8 -> float64 11.0 us,
- * float32 4.53 us, int32 3.91 us, 0.91x, 1.01x and 1.05x numba's loop. */
+#if FC_SIMD_CONVERT_SMALL_INTS
+/* 8- and 16-bit integers into int32, float32 and float64 (AVX2, sse42):
+ * widened into 32-bit lanes as loaded, clipped there (min(max(x, lo), hi),
+ * the scalar rule for integers), then converted (exactly) and stored. GCC
+ * clipped the bytes, then widened them by a cascade of unpacks: AVX2 build
+ * on AMD Zen 5, n = 1e5 out=, one thread (bench --only convert), uint8 ->
+ * float64 11.0 us, float32 4.53 us, int32 3.91 us, 0.91x, 1.01x and 1.05x
+ * numba's loop. The 16-bit sources the same way, where GCC's loops were
+ * level with numba's (int16 and uint16 -> float64 0.99x, Zen 3, AVX2). */
 static inline fc_v_u32 fc_group_u8_s32(const uint8_t *x, fc_cvt_state_t *s)
 {
     return fc_min_s32(fc_max_s32(fc_load_s32_u8(x), s->lo_s32), s->hi_s32);
@@ -425,12 +427,26 @@ static inline fc_v_u32 fc_group_s8_s32(const int8_t *x, fc_cvt_state_t *s)
 {
     return fc_min_s32(fc_max_s32(fc_load_s32_s8(x), s->lo_s32), s->hi_s32);
 }
+static inline fc_v_u32 fc_group_u16_s32(const uint16_t *x, fc_cvt_state_t *s)
+{
+    return fc_min_s32(fc_max_s32(fc_load_s32_u16(x), s->lo_s32), s->hi_s32);
+}
+static inline fc_v_u32 fc_group_s16_s32(const int16_t *x, fc_cvt_state_t *s)
+{
+    return fc_min_s32(fc_max_s32(fc_load_s32_s16(x), s->lo_s32), s->hi_s32);
+}
 FC_CVT_VECTOR_LANES(ubyte_int, uint8_t, fc_group_u8_s32, FC_STORE_LANES_int)
 FC_CVT_VECTOR_LANES(byte_int, int8_t, fc_group_s8_s32, FC_STORE_LANES_int)
 FC_CVT_VECTOR_LANES(ubyte_float, uint8_t, fc_group_u8_s32, FC_STORE_LANES_float)
 FC_CVT_VECTOR_LANES(byte_float, int8_t, fc_group_s8_s32, FC_STORE_LANES_float)
 FC_CVT_VECTOR_LANES(ubyte_double, uint8_t, fc_group_u8_s32, FC_STORE_LANES_double)
 FC_CVT_VECTOR_LANES(byte_double, int8_t, fc_group_s8_s32, FC_STORE_LANES_double)
+FC_CVT_VECTOR_LANES(ushort_int, uint16_t, fc_group_u16_s32, FC_STORE_LANES_int)
+FC_CVT_VECTOR_LANES(short_int, int16_t, fc_group_s16_s32, FC_STORE_LANES_int)
+FC_CVT_VECTOR_LANES(ushort_float, uint16_t, fc_group_u16_s32, FC_STORE_LANES_float)
+FC_CVT_VECTOR_LANES(short_float, int16_t, fc_group_s16_s32, FC_STORE_LANES_float)
+FC_CVT_VECTOR_LANES(ushort_double, uint16_t, fc_group_u16_s32, FC_STORE_LANES_double)
+FC_CVT_VECTOR_LANES(short_double, int16_t, fc_group_s16_s32, FC_STORE_LANES_double)
 #else
 FC_CVT_VECTOR_NONE(ubyte_int)
 FC_CVT_VECTOR_NONE(byte_int)
@@ -438,6 +454,12 @@ FC_CVT_VECTOR_NONE(ubyte_float)
 FC_CVT_VECTOR_NONE(byte_float)
 FC_CVT_VECTOR_NONE(ubyte_double)
 FC_CVT_VECTOR_NONE(byte_double)
+FC_CVT_VECTOR_NONE(ushort_int)
+FC_CVT_VECTOR_NONE(short_int)
+FC_CVT_VECTOR_NONE(ushort_float)
+FC_CVT_VECTOR_NONE(short_float)
+FC_CVT_VECTOR_NONE(ushort_double)
+FC_CVT_VECTOR_NONE(short_double)
 #endif
 #undef FC_CVT_VECTOR_8
 #undef FC_CVT_VECTOR_16
@@ -587,7 +609,7 @@ static inline int fc_cvt_nan_double(const fc_cvt_state_t *s)
            || !fc_none_set_u8(fc_and_u8(fc_add_u8(s->codes_seen, fc_set1_u8(1)), fc_set1_u8(0x80)));
 }
 static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return 0; }
-/* 8-bit sources: the bounds in 32-bit lanes; no NaN */
+/* 8- and 16-bit sources: the bounds in 32-bit lanes; no NaN */
 static inline void fc_cvt_state_ubyte(fc_cvt_state_t *s, uint8_t lo, uint8_t hi)
 {
     s->bounds_fit_s32 = 1;
@@ -600,8 +622,22 @@ static inline void fc_cvt_state_byte(fc_cvt_state_t *s, int8_t lo, int8_t hi)
     s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
     s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
 }
+static inline void fc_cvt_state_ushort(fc_cvt_state_t *s, uint16_t lo, uint16_t hi)
+{
+    s->bounds_fit_s32 = 1;
+    s->lo_s32 = fc_set1_u32(lo);
+    s->hi_s32 = fc_set1_u32(hi);
+}
+static inline void fc_cvt_state_short(fc_cvt_state_t *s, int16_t lo, int16_t hi)
+{
+    s->bounds_fit_s32 = 1;
+    s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
+    s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
+}
 #define fc_cvt_nan_ubyte fc_cvt_nan_longlong
 #define fc_cvt_nan_byte fc_cvt_nan_longlong
+#define fc_cvt_nan_ushort fc_cvt_nan_longlong
+#define fc_cvt_nan_short fc_cvt_nan_longlong
 
 /* long is int64 where it is 64 bits wide (not on Windows): then its loops
  * are longlong's, else none (the scalar loop does it all) */

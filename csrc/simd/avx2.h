@@ -166,8 +166,9 @@ static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_add_ps
  * indefinite", Intel SDM), which csrc/convert_vector.h's NaN test counts on */
 static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm256_cvttps_epi32(v); }
 static inline void fc_store_u32(uint32_t *p, fc_v_u32 v) { _mm256_storeu_si256((__m256i *)p, v); }
-/* as many 8-bit elements as float32 lanes, loaded and widened into 32-bit lanes */
-#define FC_SIMD_CONVERT_BYTES 1
+/* as many 8- and 16-bit elements as float32 lanes, loaded and widened into
+ * 32-bit lanes */
+#define FC_SIMD_CONVERT_SMALL_INTS 1
 static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p)
 {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
@@ -175,6 +176,14 @@ static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p)
 static inline fc_v_u32 fc_load_s32_s8(const int8_t *p)
 {
     return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+static inline fc_v_u32 fc_load_s32_u16(const uint16_t *p)
+{
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+static inline fc_v_u32 fc_load_s32_s16(const int16_t *p)
+{
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
 }
 /* int32 lanes as float32, rounded to nearest even (C's cast) */
 static inline fc_v_f32 fc_cvt_f32_s32(fc_v_u32 v) { return _mm256_cvtepi32_ps(v); }

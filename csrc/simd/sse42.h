@@ -129,7 +129,7 @@ static inline fc_m_u16 fc_mandnot_u16(fc_m_u16 a, fc_m_u16 b) { return _mm_andno
 #define FC_SIMD_CONVERSIONS 1
 #define FC_SIMD_CONVERT_INT64 1
 #define FC_SIMD_CONVERT_DOUBLE_FLOAT 1
-#define FC_SIMD_CONVERT_BYTES 1
+#define FC_SIMD_CONVERT_SMALL_INTS 1
 typedef __m128i fc_v_u32;
 typedef __m128i fc_m_u32;
 typedef __m128i fc_v_s64;
@@ -143,7 +143,7 @@ static inline fc_v_f32 fc_add_f32(fc_v_f32 a, fc_v_f32 b) { return _mm_add_ps(a,
  * indefinite", as in avx2.h) */
 static inline fc_v_u32 fc_trunc_s32_f32(fc_v_f32 v) { return _mm_cvttps_epi32(v); }
 static inline void fc_store_u32(uint32_t *p, fc_v_u32 v) { _mm_storeu_si128((__m128i *)p, v); }
-/* four 8-bit elements, loaded and widened into 32-bit lanes */
+/* four 8- or 16-bit elements, loaded and widened into 32-bit lanes */
 static inline __m128i fc_load_4_bytes(const void *p)
 {
     int32_t v;
@@ -152,6 +152,14 @@ static inline __m128i fc_load_4_bytes(const void *p)
 }
 static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p) { return _mm_cvtepu8_epi32(fc_load_4_bytes(p)); }
 static inline fc_v_u32 fc_load_s32_s8(const int8_t *p) { return _mm_cvtepi8_epi32(fc_load_4_bytes(p)); }
+static inline fc_v_u32 fc_load_s32_u16(const uint16_t *p)
+{
+    return _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+static inline fc_v_u32 fc_load_s32_s16(const int16_t *p)
+{
+    return _mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
 static inline fc_v_f32 fc_cvt_f32_s32(fc_v_u32 v) { return _mm_cvtepi32_ps(v); }
 /* int32 lanes as float64 (exact), stored at o */
 static inline void fc_store_f64_s32(double *o, fc_v_u32 v)

@@ -173,7 +173,7 @@ VECTOR_CONVERSIONS = {
     ("float", "float8_e4m3fn"), ("float", "float8_e5m2"), ("double", "float"),
     ("double", "bfloat16"), ("double", "float8_e4m3fn"), ("double", "float8_e5m2"),
     ("long", "int"), ("long", "float"), ("long", "double"),
-    *((src, dst) for src in ("ubyte", "byte") for dst in ("int", "float", "double")),
+    *((src, dst) for src in ("ubyte", "byte", "ushort", "short") for dst in ("int", "float", "double")),
 }
 
 #: pairs fused whatever the bounds (the others: bounds inside the
