@@ -609,31 +609,20 @@ static inline int fc_cvt_nan_double(const fc_cvt_state_t *s)
            || !fc_none_set_u8(fc_and_u8(fc_add_u8(s->codes_seen, fc_set1_u8(1)), fc_set1_u8(0x80)));
 }
 static inline int fc_cvt_nan_longlong(const fc_cvt_state_t *s) { (void)s; return 0; }
-/* 8- and 16-bit sources: the bounds in 32-bit lanes; no NaN */
-static inline void fc_cvt_state_ubyte(fc_cvt_state_t *s, uint8_t lo, uint8_t hi)
-{
-    s->bounds_fit_s32 = 1;
-    s->lo_s32 = fc_set1_u32(lo);
-    s->hi_s32 = fc_set1_u32(hi);
-}
-static inline void fc_cvt_state_byte(fc_cvt_state_t *s, int8_t lo, int8_t hi)
-{
-    s->bounds_fit_s32 = 1;
-    s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
-    s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
-}
-static inline void fc_cvt_state_ushort(fc_cvt_state_t *s, uint16_t lo, uint16_t hi)
-{
-    s->bounds_fit_s32 = 1;
-    s->lo_s32 = fc_set1_u32(lo);
-    s->hi_s32 = fc_set1_u32(hi);
-}
-static inline void fc_cvt_state_short(fc_cvt_state_t *s, int16_t lo, int16_t hi)
-{
-    s->bounds_fit_s32 = 1;
-    s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);
-    s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);
-}
+/* 8- and 16-bit sources: the bounds in 32-bit lanes (each value's own,
+ * sign- or zero-extended by its type); no NaN */
+#define FC_CVT_STATE_SMALL_INT(SN, T)                                          \
+    static inline void fc_cvt_state_##SN(fc_cvt_state_t *s, T lo, T hi)        \
+    {                                                                          \
+        s->bounds_fit_s32 = 1;                                                 \
+        s->lo_s32 = fc_set1_u32((uint32_t)(int32_t)lo);                        \
+        s->hi_s32 = fc_set1_u32((uint32_t)(int32_t)hi);                        \
+    }
+FC_CVT_STATE_SMALL_INT(ubyte, uint8_t)
+FC_CVT_STATE_SMALL_INT(byte, int8_t)
+FC_CVT_STATE_SMALL_INT(ushort, uint16_t)
+FC_CVT_STATE_SMALL_INT(short, int16_t)
+#undef FC_CVT_STATE_SMALL_INT
 #define fc_cvt_nan_ubyte fc_cvt_nan_longlong
 #define fc_cvt_nan_byte fc_cvt_nan_longlong
 #define fc_cvt_nan_ushort fc_cvt_nan_longlong
