@@ -196,8 +196,8 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * the limits used). The NaN test is dropped by the compiler for integer
  * sources. BEYOND: an expression in the clipped v, true where its
  * conversion is not the one the loop makes (float32 and float64 into a
- * float8 with any bounds, FC_CONVERT_VECTOR_BEYOND), which hands the call to NumPy as a NaN
- * does; 0 for the others. START: a statement that may do the first i
+ * float8 with any bounds, FC_CONVERT_VECTOR_BEYOND), which hands the call
+ * to NumPy as a NaN does; 0 for the others. START: a statement that may do the first i
  * elements and set nan (FC_CONVERT_VECTOR's vector body), or nothing.
  * src/fastclip/_dtypes.py::conversion_macro writes each pair's call. */
 #define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, RANGE_OK, START)         \
