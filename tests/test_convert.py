@@ -464,8 +464,9 @@ def test_integer_narrowings_wrap_in_one_pass(src, dst, monkeypatch):
     """An integer narrowing with a bound beyond the destination's range, or
     none (np.clip(u16, 0, None, out=u8): NumPy drops the bound and runs
     np.positive into its cast), wraps as NumPy's cast does, in the fused loop:
-    C's cast wraps too, and int64's vector loop, whose packs saturate, takes
-    only bounds inside the destination's range (the last case's)."""
+    C's cast wraps too, and so does int64's vector loop (each bound case
+    below takes one of its versions: lo only, hi only, both, and the last,
+    bounds inside the destination's range, packs with saturation)."""
     src, dst = np.dtype(src), np.dtype(dst)
     info = np.iinfo(src)
     step = max(1, (int(info.max) - int(info.min)) // 65536 | 1)       # odd: every low byte

@@ -239,7 +239,11 @@ static inline void fc_underflow_clear(void) { _mm_setcsr(_mm_getcsr() & ~_MM_EXC
 static inline int fc_underflow_raised(void) { return (_mm_getcsr() & _MM_EXCEPT_UNDERFLOW) != 0; }
 /* int64 (no pminsq): clipped as 32-bit halves (csrc/convert_vector.h,
  * fc_group_s64_int) */
-static inline fc_v_s64 fc_load_s64(const int64_t *p) { return _mm_loadu_si128((const __m128i *)p); }
+static inline void fc_load_s64x2(const int64_t *p, fc_v_s64 *a, fc_v_s64 *b)
+{
+    *a = _mm_loadu_si128((const __m128i *)p);
+    *b = _mm_loadu_si128((const __m128i *)(p + 2));
+}
 /* the low and the high 32 bits of each lane of two int64 vectors, in order */
 static inline void fc_halves_s64x2(fc_v_s64 a, fc_v_s64 b, fc_v_u32 *low, fc_v_u32 *high)
 {
@@ -247,6 +251,10 @@ static inline void fc_halves_s64x2(fc_v_s64 a, fc_v_s64 b, fc_v_u32 *low, fc_v_u
     *low = _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0)));
     *high = _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1)));
 }
+/* int64 max and min by compare and blend (pcmpgtq is SSE4.2's) */
+static inline fc_v_s64 fc_set1_s64(int64_t v) { return _mm_set1_epi64x(v); }
+static inline fc_v_s64 fc_max_s64(fc_v_s64 a, fc_v_s64 b) { return _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a)); }
+static inline fc_v_s64 fc_min_s64(fc_v_s64 a, fc_v_s64 b) { return _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(a, b)); }
 static inline fc_m_u32 fc_eq_u32(fc_v_u32 a, fc_v_u32 b) { return _mm_cmpeq_epi32(a, b); }
 #define fc_srai_u32(v, k) _mm_srai_epi32((v), (k))
 static inline fc_v_u32 fc_max_s32(fc_v_u32 a, fc_v_u32 b) { return _mm_max_epi32(a, b); }

@@ -184,9 +184,9 @@ VECTOR_CONVERSIONS = {
 #:   whose bound NumPy drops, is np.positive into a cast; np.minimum(x, 100,
 #:   out=int32) ends at int64's range; int64 -> int32's vector body takes only
 #:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
-#:   loop the rest); int64 into 8 and 16 bits likewise, whose vector body,
-#:   which packs with saturation, takes only bounds within the destination
-#:   (csrc/convert_vector.h FC_CVT_S64_NARROW). float32 and float64 into
+#:   loop the rest); int64 into 8 and 16 bits likewise, whose vector body
+#:   clips in 64 bits and keeps the low bits where a bound lies beyond the
+#:   destination (csrc/convert_vector.h FC_CVT_S64_NARROW). float32 and float64 into
 #:   integers are not here: C's cast of a value beyond the range is undefined.
 #: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
 #:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT);
