@@ -196,7 +196,8 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * the limits used). The NaN test is dropped by the compiler for integer
  * sources. BEYOND: an expression in the clipped v, true where its
  * conversion is not the one the loop makes (float32 and float64 into a
- * float8 with any bounds, FC_CONVERT_VECTOR_BEYOND), which hands the call
+ * float8, float64 into bfloat16, with any bounds:
+ * FC_CONVERT_VECTOR_BEYOND), which hands the call
  * to NumPy as a NaN does; 0 for the others. START: a statement that may do the first i
  * elements and set nan (FC_CONVERT_VECTOR's vector body), or nothing.
  * src/fastclip/_dtypes.py::conversion_macro writes each pair's call. */
@@ -245,7 +246,9 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
 /* float32 and float64 into a float8 with any bounds (src/fastclip/_dtypes.py
  * ANY_BOUNDS): BEYOND, a clipped value whose rounding (float64's to float32
  * first, as CVT's) leaves the format's codes, as the vector body's codes
- * note it (csrc/convert_vector.h FC_CVT_FLOAT8) */
+ * note it (csrc/convert_vector.h FC_CVT_FLOAT8); float64 into bfloat16: a
+ * clipped value beyond float32's range, whose cast ml_dtypes may warn of
+ * (csrc/convert_vector.h FC_BFLOAT16_FROM_DOUBLE) */
 #define FC_CONVERT_VECTOR_BEYOND(NAME, SN, S, DN, CVT, BEYOND)                 \
     FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, 1, FC_VECTOR_BODY(NAME, SN))
 

@@ -26,6 +26,7 @@
 #ifndef FASTCLIP_CONVERT_VECTOR_H
 #define FASTCLIP_CONVERT_VECTOR_H
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -66,6 +67,8 @@ typedef struct {
     fc_v_u8 codes_seen;
     fc_m_f64 nan64;
     int lo_int, hi_int;                     /* float sources: the bounds truncated */
+    int beyond_f32;                         /* float64 sources: a bound beyond float32's range */
+    int tiny_bound;                         /* and one below its normals, not zero */
     int bounds_fit_s32;                     /* int64 sources: both bounds within int32 */
     int64_t lo_s64, hi_s64;                 /* int64 sources: the bounds */
 #if FC_SIMD_CONVERT_INT64
@@ -213,17 +216,34 @@ FC_FLOAT8_GROUP(float8_e5m2, 2, 15)
 /* float64 -> bfloat16: clipped and rounded to float32 as above (to odd
  * everywhere, fc_odd_f32_f64x2: bfloat16 has float32's subnormals), then to
  * bfloat16 to nearest even (fc_float_to_bfloat16 in lanes); a NaN noted by
- * the compare (nan64) */
+ * the compare (nan64). With any bounds (src/fastclip/_dtypes.py
+ * ANY_BOUNDS), a bound beyond float32's range (s->beyond_f32), the clipped
+ * lanes beyond it are noted as a NaN is, by one compare too (the NaNs
+ * among them): ml_dtypes' cast warns of overflow for such a double, and
+ * the caller hands the call to NumPy, as the scalar loop's BEYOND does. A
+ * value beyond bfloat16's largest but within float32's rounds to infinity
+ * here as there, with no warning from either. */
 #define FC_BFLOAT16_FROM_DOUBLE(ROUNDING)                                      \
+    static inline fc_v_u32 fc_bfloat16_bits_##ROUNDING(fc_v_f64 a, fc_v_f64 b) \
+    {                                                                          \
+        fc_v_u32 u = fc_as_u32_f32(fc_bfloat16_round_##ROUNDING(a, b));        \
+        fc_v_u32 odd = fc_and_u32(fc_srli_u32(u, 16), fc_set1_u32(1));         \
+        return fc_srli_u32(fc_add_u32(u, fc_add_u32(odd, fc_set1_u32(0x7fffu))), 16); \
+    }                                                                          \
     static inline fc_v_u32 fc_group_f64_bfloat16_##ROUNDING(const double *x, fc_cvt_state_t *s) \
     {                                                                          \
         fc_v_f64 a = fc_load_f64(x), b = fc_load_f64(x + FC_LANES_f64);        \
         s->nan64 = fc_or_mask_f64(s->nan64, fc_either_nan_f64(a, b));          \
-        fc_v_u32 u = fc_as_u32_f32(fc_bfloat16_round_##ROUNDING(               \
-            fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, a)),                   \
-            fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, b))));                 \
-        fc_v_u32 odd = fc_and_u32(fc_srli_u32(u, 16), fc_set1_u32(1));         \
-        return fc_srli_u32(fc_add_u32(u, fc_add_u32(odd, fc_set1_u32(0x7fffu))), 16); \
+        return fc_bfloat16_bits_##ROUNDING(fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, a)), \
+                                           fc_ltsel_f64(s->hi64, fc_gtsel_f64(s->lo64, b))); \
+    }                                                                          \
+    static inline fc_v_u32 fc_group_f64_bfloat16_##ROUNDING##_beyond(const double *x, \
+                                                                     fc_cvt_state_t *s) \
+    {                                                                          \
+        fc_v_f64 a = fc_clip_group_f64(x, s->lo64, s->hi64);                   \
+        fc_v_f64 b = fc_clip_group_f64(x + FC_LANES_f64, s->lo64, s->hi64);    \
+        s->nan64 = fc_or_mask_f64(s->nan64, fc_beyond_f64x2(a, b, FLT_MAX));   \
+        return fc_bfloat16_bits_##ROUNDING(a, b);                              \
     }
 #define fc_bfloat16_round_once fc_odd_f32_f64x2
 #define fc_bfloat16_round_via_float32 fc_nearest_f32_f64x2
@@ -349,6 +369,17 @@ FC_CVT_FLOAT8(double_float8_e4m3fn_via_float32, double, fc_group_f64_float8_e4m3
               float8_e4m3fn)
 FC_CVT_FLOAT8(double_float8_e5m2_via_float32, double, fc_group_f64_float8_e5m2_via_float32,
               float8_e5m2)
+/* float64 -> bfloat16's loops, each with its twin for a bound beyond
+ * float32's range (FC_BFLOAT16_FROM_DOUBLE), chosen once a call */
+#define FC_CVT_BFLOAT16(NAME, GROUP)                                           \
+    FC_CVT_VECTOR_16(NAME##_within, double, GROUP, fc_pack2_u32_u16)           \
+    FC_CVT_VECTOR_16(NAME##_beyond, double, GROUP##_beyond, fc_pack2_u32_u16)  \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
+                                                fc_cvt_state_t *s)             \
+    {                                                                          \
+        return s->beyond_f32 ? fc_cvt_vector_##NAME##_beyond(px, o, n, s)      \
+                             : fc_cvt_vector_##NAME##_within(px, o, n, s);     \
+    }
 #if defined(FC_ODD_F32_CHECKED_BY_UNDERFLOW)
 /* float64 -> bfloat16 rounded once (AVX2): the whole run rounded to float32
  * through the sticky bit (fc_odd_normal_f32_f64x2), and where that met a
@@ -356,20 +387,26 @@ FC_CVT_FLOAT8(double_float8_e5m2_via_float32, double, fc_group_f64_float8_e5m2_v
  * on AMD Zen 5, n = 1e5 out=, one thread: 50 us -> 29.4-31.0 us, and
  * torch.clamp().to(torch.bfloat16)'s time over fastclip's 0.87x -> 1.24x
  * (bench --only convert). */
-FC_CVT_VECTOR_16(double_bfloat16_odd_everywhere, double, fc_group_f64_bfloat16_once, fc_pack2_u32_u16)
-FC_CVT_VECTOR_16(double_bfloat16_sticky, double, fc_group_f64_bfloat16_sticky, fc_pack2_u32_u16)
+FC_CVT_BFLOAT16(double_bfloat16_odd_everywhere, fc_group_f64_bfloat16_once)
+FC_CVT_BFLOAT16(double_bfloat16_sticky, fc_group_f64_bfloat16_sticky)
 static inline npy_intp fc_cvt_vector_double_bfloat16_once(const void *px, void *o, npy_intp n,
                                                           fc_cvt_state_t *s)
 {
+    if (s->tiny_bound) {
+        /* a lane clipped to it is a float32 subnormal (a zero bound made
+         * the smallest subnormal, src/fastclip/_calls.pxi
+         * _narrowed_past_the_tie): the sticky run would be redone */
+        return fc_cvt_vector_double_bfloat16_odd_everywhere(px, o, n, s);
+    }
     fc_underflow_clear();
     npy_intp done = fc_cvt_vector_double_bfloat16_sticky(px, o, n, s);
     return fc_underflow_raised() ? fc_cvt_vector_double_bfloat16_odd_everywhere(px, o, n, s) : done;
 }
 #else
-FC_CVT_VECTOR_16(double_bfloat16_once, double, fc_group_f64_bfloat16_once, fc_pack2_u32_u16)
+FC_CVT_BFLOAT16(double_bfloat16_once, fc_group_f64_bfloat16_once)
 #endif
-FC_CVT_VECTOR_16(double_bfloat16_via_float32, double, fc_group_f64_bfloat16_via_float32,
-                 fc_pack2_u32_u16)
+FC_CVT_BFLOAT16(double_bfloat16_via_float32, fc_group_f64_bfloat16_via_float32)
+#undef FC_CVT_BFLOAT16
 FC_CVT_VECTOR_8(double_ubyte_in_float, double, fc_group_f64_int, fc_pack4_u32_u8)
 FC_CVT_VECTOR_8(double_byte_in_float, double, fc_group_f64_int, fc_pack4_s32_s8)
 FC_CVT_VECTOR_16(double_ushort_in_float, double, fc_group_f64_int, fc_pack2_u32_u16)
@@ -634,6 +671,8 @@ static inline void fc_cvt_state_double(fc_cvt_state_t *s, double lo, double hi)
 {
     s->lo64 = fc_set1_f64(lo);
     s->hi64 = fc_set1_f64(hi);
+    s->beyond_f32 = !(fabs(lo) <= FLT_MAX && fabs(hi) <= FLT_MAX);
+    s->tiny_bound = (lo != 0.0 && fabs(lo) < FLT_MIN) || (hi != 0.0 && fabs(hi) < FLT_MIN);
     /* as for float32 */
     s->lo_int = fabs(lo) < 2147483648.0 ? (int)lo : 0;
     s->hi_int = fabs(hi) < 2147483648.0 ? (int)hi : 0;

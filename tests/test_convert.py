@@ -290,7 +290,9 @@ def keeps_fused(src, dst, clipped):
     NumPy reports), float32 and float64 -> float16 any value beyond
     float16's largest finite (infinity too: one compare); float32 ->
     bfloat16 keeps all (the cast rounds beyond the range into infinity, with
-    no warning); float32 and float64 -> a float8 a value that rounds beyond the format's largest code that is not
+    no warning); float64 -> bfloat16 any value beyond float32's largest
+    finite (ml_dtypes warns of overflow for some, and infinity is beyond it
+    too: one compare); float32 and float64 -> a float8 a value that rounds beyond the format's largest code that is not
     a NaN, infinity too: beyond 448 + 16 in e4m3fn (whose next code is its
     NaN), 2**16 + 2**13 in e5m2 (whose infinity is 2**16's code, beyond which
     the codes are NaNs), each a tie that rounds down to the even code."""
@@ -298,6 +300,8 @@ def keeps_fused(src, dst, clipped):
         return not np.any(np.isinf(clipped.astype(dst)) & np.isfinite(clipped))
     if dst == ROWS["half"]:
         return not np.any(np.abs(clipped) > 65504)
+    if (src, dst) == (ROWS["double"], ROWS["bfloat16"]):
+        return not np.any(np.abs(clipped) > np.finfo(np.float32).max)
     limit = {"float8_e4m3fn": 448 + 16, "float8_e5m2": 2**16 + 2**13}.get(dst.name)
     if limit is not None:
         # a float64 rounds to float32 first as the installed ml_dtypes rounds
@@ -351,10 +355,11 @@ def test_overflow_is_reported_as_numpys(lo, hi):
 
 @pytest.mark.parametrize("src,dst", [("float", d) for d in ("half", "bfloat16", "float8_e4m3fn",
                                                            "float8_e5m2")]
-                         + [("double", d) for d in ("half", "float8_e4m3fn", "float8_e5m2")])
+                         + [("double", d) for d in ("half", "bfloat16", "float8_e4m3fn",
+                                                    "float8_e5m2")])
 def test_one_sided_into_narrower_floats(src, dst):
-    """float32 into float16, bfloat16 or a float8, and float64 into float16
-    or a float8, with one bound (ANY_BOUNDS): a value beyond float16's range goes NumPy's
+    """float32 and float64 into float16, bfloat16 or a float8, with one
+    bound (ANY_BOUNDS): a value beyond float16's range goes NumPy's
     way (65519.99 rounds down to 65504, 65520 overflows with NumPy's
     warning, infinity stays), bfloat16's rounding carries one into infinity
     with no warning, as ml_dtypes' does, and a float8's a value that rounds
@@ -362,15 +367,21 @@ def test_one_sided_into_narrower_floats(src, dst):
     NaN; e5m2 61440 to infinity, 73728 too, 73728.01 past it; 2**108, which
     makes the rounding's magic a signaling NaN where the vector body did not
     cap it; from float64, the doubles next to the limits, and 1e300, beyond
-    float32, whose rounding raises the overflow flag); one such value at the
+    float32, whose rounding raises the overflow flag; into bfloat16 its
+    largest, the tie above it, which rounds to infinity, and the doubles
+    about float32's largest, beyond which ml_dtypes warns from 2**128 (1 -
+    2**-25) on); one such value at the
     start, in the middle or last, of a short call and a long one, under each
     error state."""
     src, dst = ROWS[src], ROWS[dst]
     bigs = (464.0, 464.00003, 61440.0, 73728.0, 73728.01, 2.0**108) if dst.itemsize == 1 else (
         65519.99, 65520.0)
     if src == ROWS["double"]:
+        f32_max = float(np.finfo(np.float32).max)
         bigs += (np.nextafter(464.0, np.inf), np.nextafter(73728.0, np.inf),
-                 np.nextafter(65504.0, np.inf), 1e300)
+                 np.nextafter(65504.0, np.inf), 1e300, 2.0**128 * (1 - 2**-8 - 2**-9),
+                 2.0**128 * (1 - 2**-9), f32_max, np.nextafter(f32_max, np.inf),
+                 2.0**128 * (1 - 2**-25), np.nextafter(2.0**128 * (1 - 2**-25), np.inf), 2.0**128)
     for n, big in itertools.product((7, 4001), (*bigs, 3.4e38, np.inf, -3.4e38)):
         for place in (0, n // 2, n - 1):
             x = (np.random.default_rng(n).normal(size=n) * 100).astype(src)
@@ -481,7 +492,8 @@ def test_integer_narrowings_wrap_in_one_pass(src, dst, monkeypatch):
     assert seen.calls == 0
 
 
-@pytest.mark.parametrize("src,dst", [("float64", d) for d in ("float32", "float16", "int8", "int32")]
+@pytest.mark.parametrize("src,dst", [("float64", d) for d in ("float32", "float16", "bfloat16", "int8",
+                                                             "int32")]
                          + [("float32", d) for d in ("float16", "bfloat16", "float8_e4m3fn",
                                                      "float8_e5m2", "int8")])
 def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
@@ -490,12 +502,14 @@ def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
     fastclip clips below by the smallest subnormal instead, which every
     narrower dtype makes the bound's zero (_narrowed_past_the_tie). NumPy's
     bits, zeros and subnormals of both signs among x, under each underflow
-    mode; fused where it can be: float64 -> float32, float32 -> float16 and
-    bfloat16 (ANY_BOUNDS), a bound of +0.0 below or -0.0 above, underflow
-    ignored."""
+    mode; fused where it can be: float64 -> float32, float16 and bfloat16
+    (whose AVX2 loop then rounds to odd everywhere at once: the subnormal
+    bound), float32 -> float16, bfloat16 and the float8s (ANY_BOUNDS), a
+    bound of +0.0 below or -0.0 above, underflow ignored."""
     src, dst = np.dtype(src), ROWS[dst] if dst in ROWS else np.dtype(dst)
     tiny = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 1e-45, -1e-45, 2.0**-150,
-            -(2.0**-150), 3e-39, -3e-39, 1e-300, -1e-300, 1.0, -1.0, 100.5, -100.5]
+            -(2.0**-150), 3e-39, -3e-39, 1e-300, -1e-300, 1.0, -1.0, 100.5, -100.5,
+            1.5 * 2.0**-133 - 2.0**-160]      # rounded to float32 first: bfloat16's tie
     with np.errstate(all="ignore"):
         x = np.resize(np.array(tiny).astype(src), 4001)
     seen = numpys_route_watched(monkeypatch)
@@ -510,7 +524,7 @@ def test_a_zero_bound_into_a_narrower_dtype(src, dst, monkeypatch):
         # (on aarch64 NumPy's np.maximum gives either zero on a tie, by
         # position, and fastclip leaves float one-sided calls to it)
         fused = (X86 and (src.name, dst.name) in [("float64", "float32"), ("float64", "float16"),
-                                                  ("float32", "float16"),
+                                                  ("float64", "bfloat16"), ("float32", "float16"),
                                                   ("float32", "bfloat16"),
                                                   ("float32", "float8_e4m3fn"),
                                                   ("float32", "float8_e5m2")]

@@ -201,6 +201,13 @@ static inline void fc_store_f32_f64x2(float *o, fc_v_f64 a, fc_v_f64 b)
 }
 /* lanes where a or b is a NaN: one compare for two vectors */
 static inline fc_m_f64 fc_either_nan_f64(fc_v_f64 a, fc_v_f64 b) { return _mm_cmpunord_pd(a, b); }
+/* the lanes of a or b whose magnitude is not at most limit (a NaN's too) */
+static inline fc_m_f64 fc_beyond_f64x2(fc_v_f64 a, fc_v_f64 b, double limit)
+{
+    const __m128d sign = _mm_set1_pd(-0.0), top = _mm_set1_pd(limit);
+    return _mm_or_pd(_mm_cmpnle_pd(_mm_andnot_pd(sign, a), top),
+                     _mm_cmpnle_pd(_mm_andnot_pd(sign, b), top));
+}
 static inline fc_m_f32 fc_either_nan_f32(fc_v_f32 a, fc_v_f32 b) { return _mm_cmpunord_ps(a, b); }
 static inline fc_m_f32 fc_or_mask_f32(fc_m_f32 a, fc_m_f32 b) { return _mm_or_ps(a, b); }
 #define FC_FLOAT_BOUNDS_CHECKED 1

@@ -200,12 +200,14 @@ VECTOR_CONVERSIONS = {
 #:   is not a NaN (float8_kept_limit; ml_dtypes makes it NaN in e4m3fn,
 #:   infinity in e5m2, and warns of neither; float64's rounding to float32
 #:   first may raise the overflow flag only for such a value, and NumPy's
-#:   ufunc clears the flags before its own loop). float64 into bfloat16
-#:   keeps the check (not built).
+#:   ufunc clears the flags before its own loop); float64 -> bfloat16, whose
+#:   loop hands NumPy a value beyond float32's range (ml_dtypes' cast warns
+#:   of overflow for such a double; one within it but beyond bfloat16's
+#:   range becomes infinity in both, with no warning).
 ANY_BOUNDS = {*((src, dst) for src in ("int", "long", "longlong")
                 for dst in ("ubyte", "byte", "ushort", "short")),
               ("short", "ubyte"), ("ushort", "ubyte"), ("long", "int"), ("double", "float"),
-              ("float", "half"), ("double", "half"), ("float", "bfloat16"),
+              ("float", "half"), ("double", "half"), ("float", "bfloat16"), ("double", "bfloat16"),
               *((src, f8) for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2"))}
 
 # C limits of the integer destinations of CONVERSIONS
@@ -235,6 +237,9 @@ def conversion_macro(src, dst, rounding=None):
             return f"FC_CONVERT_VECTOR_BEYOND({name}, {src}, {s.c_type}, {dst}, {cvt}, {beyond})"
     elif dst == "bfloat16":
         cvt, ok = f"(fc_float_to_bfloat16({to_float}))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
+        if (src, dst) in ANY_BOUNDS and src == "double":
+            beyond = "!(fabs(v) <= (double)FLT_MAX)"
+            return f"FC_CONVERT_VECTOR_BEYOND({name}, {src}, {s.c_type}, {dst}, {cvt}, {beyond})"
     elif d.kind == "int":
         lo, hi = INT_RANGE[dst]
         if s.kind == "float":       # truncation toward zero, of a value in range
