@@ -261,6 +261,9 @@ def conversion_macro(src, dst, rounding=None):
         ok = "1"            # no range to check (ANY_BOUNDS says why)
     if (src, dst) == ("long", "float"):         # csrc/convert.h: through int32 where no layer
         return f"FC_CONVERT_LONG_FLOAT({name}, {src}, {s.c_type})"
+    if (src, dst) in VECTOR_CONVERSIONS and src == "double" and d.kind == "int":
+        # csrc/convert.h: through int32 blocks where no layer (baseline x86)
+        return f"FC_CONVERT_DOUBLE_SMALL_INT({name}, {src}, {s.c_type}, {dst}, {cvt}, {ok})"
     if (src, dst) in VECTOR_CONVERSIONS:
         return f"FC_CONVERT_VECTOR({name}, {src}, {s.c_type}, {dst}, {cvt}, {ok})"
     return f"FC_CONVERT({name}, {s.c_type}, {dst}, {cvt}, {ok})"
