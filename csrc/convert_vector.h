@@ -395,7 +395,9 @@ static inline npy_intp fc_cvt_vector_double_bfloat16_once(const void *px, void *
     if (s->tiny_bound) {
         /* a lane clipped to it is a float32 subnormal (a zero bound made
          * the smallest subnormal, src/fastclip/_calls.pxi
-         * _narrowed_past_the_tie): the sticky run would be redone */
+         * _narrowed_past_the_tie): the sticky run would be redone. Zen 3,
+         * np.clip(x, 0.0, None, out=bfloat16), n = 1e5, one thread:
+         * 107 us -> 64 us (the other bound's one-sided call 45 us) */
         return fc_cvt_vector_double_bfloat16_odd_everywhere(px, o, n, s);
     }
     fc_underflow_clear();
