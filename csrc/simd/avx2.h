@@ -309,7 +309,8 @@ static inline fc_m_f64 fc_beyond_f64x2(fc_v_f64 a, fc_v_f64 b, double limit)
                         _mm256_cmp_pd(_mm256_andnot_pd(sign, b), top, _CMP_NLE_UQ));
 }
 /* int64: no vpminsq/vpmaxsq before AVX-512; its groups are clipped as
- * their 32-bit halves (csrc/convert_vector.h, fc_group_s64_int) */
+ * their 32-bit halves where the bounds fit (csrc/convert_vector.h,
+ * fc_group_s64_int), else by compare and blend (fc_max_s64, below) */
 /* 8 int64 as two vectors, p0 p1 p4 p5 and p2 p3 p6 p7 (128-bit halves),
  * so that one shufps a half (fc_halves_s64x2) puts each half's 32-bit
  * lanes in order, where whole loads needed a vpermq after each */
@@ -328,19 +329,8 @@ static inline void fc_halves_s64x2(fc_v_s64 a, fc_v_s64 b, fc_v_u32 *low, fc_v_u
     *low = _mm256_castps_si256(_mm256_shuffle_ps(fa, fb, 0x88));
     *high = _mm256_castps_si256(_mm256_shuffle_ps(fa, fb, 0xdd));
 }
-/* 64-bit lanes clipped, x < lo ? lo : x then t > hi ? hi : t, by compare
- * and blend (no 64-bit min/max before AVX-512; unsigned: the sign bits
- * flipped for the compares): the int64 conversions' bounds that do not fit
- * 32 bits, and the strided rows' (fc_vi_clip) */
-static inline __m256i fc_avx2_clip64(__m256i x, __m256i lo, __m256i hi, int is_unsigned)
-{
-    const __m256i flip = _mm256_set1_epi64x(is_unsigned ? INT64_MIN : 0);
-    __m256i xb = _mm256_xor_si256(x, flip), lb = _mm256_xor_si256(lo, flip);
-    __m256i hb = _mm256_xor_si256(hi, flip);
-    __m256i t = _mm256_blendv_epi8(x, lo, _mm256_cmpgt_epi64(lb, xb));
-    __m256i tb = _mm256_xor_si256(t, flip);
-    return _mm256_blendv_epi8(t, hi, _mm256_cmpgt_epi64(tb, hb));
-}
+/* int64 max and min by compare and blend: the groups with a bound beyond
+ * 32 bits (csrc/convert_vector.h, FC_GROUP_S64_LOW) */
 static inline fc_v_s64 fc_set1_s64(int64_t v) { return _mm256_set1_epi64x(v); }
 static inline fc_v_s64 fc_max_s64(fc_v_s64 a, fc_v_s64 b)
 {
@@ -425,8 +415,13 @@ static inline fc_vi fc_vi_clip(int w, int kind, fc_vi x, fc_vi lo, fc_vi hi)
         __m256d t = _mm256_max_pd(_mm256_castsi256_pd(lo), _mm256_castsi256_pd(x));
         return _mm256_castpd_si256(_mm256_min_pd(_mm256_castsi256_pd(hi), t));
     }
-    if (w == 8) {
-        return fc_avx2_clip64(x, lo, hi, kind == FC_LANE_UNSIGNED);
+    if (w == 8) {       /* no 64-bit min/max: compares (unsigned: with the sign flipped) */
+        __m256i bias = _mm256_set1_epi64x(kind == FC_LANE_UNSIGNED ? (long long)0x8000000000000000ull : 0);
+        __m256i xb = _mm256_xor_si256(x, bias), lb = _mm256_xor_si256(lo, bias);
+        __m256i hb = _mm256_xor_si256(hi, bias);
+        __m256i t = _mm256_blendv_epi8(x, lo, _mm256_cmpgt_epi64(lb, xb));
+        __m256i tb = _mm256_xor_si256(t, bias);
+        return _mm256_blendv_epi8(t, hi, _mm256_cmpgt_epi64(tb, hb));
     }
     switch (w * 2 + kind) {        /* w bytes a lane, signed or unsigned */
     case 2: return _mm256_min_epi8(hi, _mm256_max_epi8(lo, x));

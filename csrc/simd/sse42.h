@@ -244,8 +244,9 @@ static inline fc_v_f32 fc_odd_normal_f32_f64x2(fc_v_f64 a, fc_v_f64 b)
 #define FC_ODD_F32_CHECKED_BY_UNDERFLOW 1
 static inline void fc_underflow_clear(void) { _mm_setcsr(_mm_getcsr() & ~_MM_EXCEPT_UNDERFLOW); }
 static inline int fc_underflow_raised(void) { return (_mm_getcsr() & _MM_EXCEPT_UNDERFLOW) != 0; }
-/* int64 (no pminsq): clipped as 32-bit halves (csrc/convert_vector.h,
- * fc_group_s64_int) */
+/* int64 (no pminsq): clipped as 32-bit halves where the bounds fit
+ * (csrc/convert_vector.h, fc_group_s64_int), else by compare and blend
+ * (fc_max_s64, below) */
 static inline void fc_load_s64x2(const int64_t *p, fc_v_s64 *a, fc_v_s64 *b)
 {
     *a = _mm_loadu_si128((const __m128i *)p);
