@@ -188,6 +188,13 @@ def _clip_own_dtype(a, a_min, a_max, out, kwargs):
     if kwargs.get("casting") in _CASTINGS:
         kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
     a_min, a_max = _ml_bounds(a.dtype, a_min, a_max)
+    if out_ is not None and np.may_share_memory(a, out_):
+        # in place equals a new result (docs/semantics.rst): NumPy's iterator
+        # may run the scalar-bound loop for an operand that is its out where
+        # it runs the per-element one for a separate out (a one-element
+        # float8 NaN against a (1,) bound and a NaN: the bound's NaN in
+        # place, x's otherwise; found by the fuzzer), so a is read from a copy
+        a = a.copy()
     if a_min is None or a_max is None:
         result = _ml_one_sided(a, a_min, a_max, out_, kwargs)
     else:
