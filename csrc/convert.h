@@ -158,7 +158,10 @@ static void fc_chain_range(void *ctx, npy_intp first, npy_intp last)
  * mantissa of 2**84 and 2**52; the difference of the high one and those
  * offsets is exact, and adding the low one rounds once: GCC vectorises
  * these shifts, ors and two adds. An int64 is first offset by 2**63 (its
- * sign bit flipped) and the 2**63 taken off with the offsets. */
+ * sign bit flipped) and the 2**63 taken off with the offsets. Below
+ * SSE4.2 (the baseline build) the loop's 64-bit clip has no vector compare
+ * (pcmpgtq), so it stays element by element and C's cast is the cheaper:
+ * int64 -> float64 n=1e5 0.76x -> 1.34-1.37x np.clip there (AMD Zen 3). */
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__SSE4_2__) && !defined(__AVX512DQ__)
 static inline double fc_uint64_to_double(npy_uint64 u)
 {
