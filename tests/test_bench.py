@@ -54,6 +54,15 @@ def test_full_run_prints_every_row_by_numpy_dtype_name(tmp_path):
     assert len(rows) == 4
 
 
+def test_default_targets_are_those_from_avx2_up_or_else_the_cpus_own():
+    from fastclip import _ufunc
+    from fastclip.bench.cli import targets_to_time
+    runs = targets_to_time("all")
+    from_avx2 = runs[runs.index("avx2"):] if "avx2" in runs else runs[-1:]
+    assert targets_to_time(None) == from_avx2
+    assert targets_to_time(None)[-1] == _ufunc.SIMD_TARGET
+
+
 def _targets():
     from fastclip.bench.cli import targets_to_time
     return targets_to_time("all")
