@@ -820,7 +820,13 @@ def test_wider_loops_into_a_third_dtype(dtype):
             x = np.concatenate([np.array(ties, dtype), x])
     bounds = [(-3.25, 100.5), (0.5, 255.0), (7, 2**40), (np.float64(-1.5), np.float64(1e4)),
               (np.int64(-5), np.int64(300)), (np.float32(-2.5), 1e38), (100.5, -3.25),
-              (-0.0, 5.5), (float("nan"), 1.0), (-1e300, 1e300), (np.float64(2.5), 65504.0)]
+              (-0.0, 5.5), (float("nan"), 1.0), (-1e300, 1e300), (np.float64(2.5), 65504.0),
+              # whole numbers within int32: an integer x's own conversion,
+              # its bounds made integers (_calls.pxi _integer_route); beyond
+              # int32 or x's range, and a 0 of either sign
+              (-65504.0, 65504.0), (0.0, 255.0), (np.float64(-300.0), np.float64(70000.0)),
+              (2147483647.0, -2147483648.0), (-2147483649.0, 5.0), (-128.0, 127.0), (3.0, 0.0),
+              (-40000.0, 2.0**31)]
     layouts = [lambda v: v, lambda v: v[::-1], lambda v: v[: (v.size // 60) * 60].reshape(60, -1).T]
     taken = 0
     for lo, hi in bounds:
