@@ -332,6 +332,42 @@ def test_wider_loops_are_numpys(dtype):
                                         messages=True, with_out=True)
 
 
+WHOLE_BOUNDS = [(10.0, 200.0), (-128.0, 127.0), (np.float64(-300.0), np.float64(70000.0)),
+                (0.0, 255.0), (3.0, -3.0), (2147483647.0, -2147483648.0), (-2147483648.0, 2147483647.0),
+                (-2147483649.0, 5.0), (-5.0, 2.0**31), (np.float64(65535.0), 1e300)]
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(c) for c in "bBhHiIlL"], ids=str)
+def test_integer_x_with_whole_number_float_bounds(dtype):
+    """An integer x with Python or np.float64 bounds that are whole numbers
+    (NumPy clips in float64): where they lie within int32 and x's range, x's
+    own conversion with integer bounds takes the call (_calls.pxi
+    _integer_route), into a new float64 result, dtype=float64, an out of
+    float64, float32 or an integer type. NumPy's bits, warnings and errors
+    for every 8- and 16-bit x, the ends of the wider types, and bounds at,
+    inside and beyond int32 and x's range, crossed."""
+    info = np.iinfo(dtype)
+    if dtype.itemsize <= 2:
+        x = np.arange(int(info.min), int(info.max) + 1).astype(dtype)
+    else:
+        rng = np.random.default_rng(29)
+        ends = [int(info.min), int(info.min) + 1, -2**31 - 1, -2**31, -1, 0, 1, 2**31 - 1, 2**31,
+                2**53 + 1, int(info.max) - 1, int(info.max)]
+        x = np.concatenate([np.array([v for v in ends if info.min <= v <= info.max], dtype),
+                            values(dtype, 3000, rng)])
+    for lo, hi in WHOLE_BOUNDS:
+        assert_same_outcome(outcome(lambda: fastclip.clip(x, lo, hi)),
+                            outcome(lambda: numpy_clip(x, lo, hi)), messages=True)
+        assert_same_outcome(outcome(lambda: fastclip.clip(x, lo, hi, dtype=np.float64)),
+                            outcome(lambda: numpy_clip(x, lo, hi, dtype=np.float64)), messages=True)
+        for odt in (np.float64, np.float32, np.int16, np.uint8, np.int64):
+            def call(clip):
+                out = np.zeros(x.shape, odt)
+                return clip(x, lo, hi, out=out, casting="unsafe"), out, x
+            assert_same_outcome(outcome(lambda: call(fastclip.clip)), outcome(lambda: call(numpy_clip)),
+                                messages=True, with_out=True)
+
+
 WIDER_ARRAY_SOURCES = [numpy_dtype(r) for r in DTYPES
                        if r.kind in ("int", "float", "half", "bfloat16")]
 
