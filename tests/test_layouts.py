@@ -211,3 +211,59 @@ def test_transposing_walks(dtype, split):
             assert_same(np.ascontiguousarray(out), np.ascontiguousarray(expected))
     finally:
         _split_every_call(False)
+
+
+def _at(offset, n, dtype):
+    """n elements of dtype starting `offset` bytes past a 64-byte boundary,
+    0xAA on either side of them"""
+    dtype = np.dtype(dtype)
+    buf = np.full(n * dtype.itemsize + 256, 0xAA, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    return buf, buf[start:start + n * dtype.itemsize].view(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES_, ids=str)
+def test_outputs_at_every_offset_from_a_cache_line(dtype):
+    """Contiguous calls of 4 KiB and more start their vector stores on a
+    64-byte boundary, the elements before it done apart (_kernels.pyx.in
+    scalar_run, csrc/convert.h fc_convert_aligned): an out, or x in place,
+    at each element-aligned offset from a line, lengths around the split,
+    against the reference; nothing written outside out."""
+    rng = np.random.default_rng(41)
+    lo, hi = typical_bounds(dtype)
+    for n in (4096 // dtype.itemsize - 1, 4096 // dtype.itemsize, 5003):
+        x = values(dtype, n, rng)
+        expected = reference_clip(x, lo, hi)
+        for offset in range(0, 64, dtype.itemsize):
+            buf, out = _at(offset, n, dtype)
+            before = buf.copy()
+            fastclip.clip(x, lo, hi, out=out)
+            assert_same(out, expected)
+            outside = np.ones(buf.size, bool)
+            outside[out.ctypes.data - buf.ctypes.data:][:out.nbytes] = False
+            assert (buf[outside] == before[outside]).all(), offset
+            _, y = _at(offset, n, dtype)
+            y[...] = x
+            fastclip.clip(y, lo, hi, out=y)
+            assert_same(y, expected)
+
+
+@pytest.mark.parametrize("src, dst", [("b", "d"), ("B", "f"), ("f", "d"), ("h", "i"), ("i", "d"),
+                                      ("f", "B"), ("d", "f")])
+def test_conversions_into_every_offset_from_a_cache_line(src, dst):
+    """Clip and convert into an out at each element-aligned offset from a
+    64-byte line, as np.clip with casting='unsafe' gives it."""
+    rng = np.random.default_rng(43)
+    src, dst = np.dtype(src), np.dtype(dst)
+    n = 5003
+    x = (rng.normal(size=n) * 60).astype(src)
+    lo, hi = (-50, 100) if src.kind in "iu" and dst.kind == "f" else (0, 100)
+    expected = np.clip(x, lo, hi, out=np.empty(n, dst), casting="unsafe")
+    for offset in range(0, 64, dst.itemsize):
+        buf, out = _at(offset, n, dst)
+        before = buf.copy()
+        fastclip.clip(x, lo, hi, out=out, casting="unsafe")
+        assert_same(out, expected)
+        outside = np.ones(buf.size, bool)
+        outside[out.ctypes.data - buf.ctypes.data:][:out.nbytes] = False
+        assert (buf[outside] == before[outside]).all(), offset
