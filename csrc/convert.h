@@ -89,11 +89,11 @@ static int fc_convert_streamed(const fc_convert_entry_t *e, const char *x, char 
                                npy_intp n, const void *lo, const void *hi)
 {
     npy_intp s = e->src_size, d = e->dst_size, per = FC_STREAM_BLOCK_BYTES / d;
-    npy_intp head = (npy_intp)(-(uintptr_t)out & 63);
-    if (!FC_HAVE_STREAM || head % d != 0) {
+    npy_intp head = fc_line_head(out, d);
+    if (!FC_HAVE_STREAM || head < 0) {
         return e->convert(x, out, n, lo, hi);   /* out misaligned for its items */
     }
-    head = head / d < n ? head / d : n;
+    head = head < n ? head : n;
     npy_uint64 buf[FC_STREAM_BLOCK_BYTES / 8];
     int nan = e->convert(x, out, head, lo, hi);
     npy_intp i = head;
@@ -121,15 +121,13 @@ static int fc_convert_streamed(const fc_convert_entry_t *e, const char *x, char 
  * 12.5-13.2 / 12.5-13.3. Outputs narrower than the source store a vector
  * every several loads and are left as they are; so are short calls, for
  * which a second call costs more. */
-#define FC_ALIGN_MIN_BYTES 4096
 static int fc_convert_aligned(const fc_convert_entry_t *e, const char *x, char *out,
                               npy_intp n, const void *lo, const void *hi)
 {
-    npy_intp d = e->dst_size, head = (npy_intp)(-(uintptr_t)out & 63);
-    if (d < e->src_size || n * d < FC_ALIGN_MIN_BYTES || head % d != 0 || head == 0) {
+    npy_intp d = e->dst_size, head = fc_line_head(out, d);
+    if (d < e->src_size || n * d < FC_ALIGN_MIN_BYTES || head <= 0) {
         return e->convert(x, out, n, lo, hi);
     }
-    head /= d;
     int nan = e->convert(x, out, head, lo, hi);
     return nan | e->convert(x + head * e->src_size, out + head * d, n - head, lo, hi);
 }

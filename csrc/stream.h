@@ -14,6 +14,7 @@
 #ifndef FASTCLIP_STREAM_H
 #define FASTCLIP_STREAM_H
 
+#include <stdint.h>
 #include <string.h>
 #include <numpy/npy_common.h>
 
@@ -33,6 +34,20 @@
 #endif
 
 #define FC_STREAM_MIN_BYTES (16 << 20)
+
+/* Loops writing this many bytes and more start their vector stores on a
+ * 64-byte boundary, the elements before it done apart (fc_line_head; csrc/
+ * convert.h fc_convert_aligned has the figures); a shorter call gains less
+ * than the second call costs. */
+#define FC_ALIGN_MIN_BYTES 4096
+
+/* The elements of itemsize bytes before out's next 64-byte boundary (0 on
+ * one), or -1 where out is not aligned for its items. */
+static inline npy_intp fc_line_head(const void *out, npy_intp itemsize)
+{
+    npy_intp bytes = (npy_intp)(-(uintptr_t)out & 63);
+    return bytes % itemsize == 0 ? bytes / itemsize : -1;
+}
 
 /* A loop's `data` (NULL from NumPy's iterator) set to this by the fast path:
  * the output was just allocated. Its pages are faulted in (and zeroed, through

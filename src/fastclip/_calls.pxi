@@ -512,8 +512,8 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     a's widening loop and the wide type's fused conversion into out's, in
     one loop (WIDENINGS_INTO) or chained through an L1 buffer (csrc/convert.h,
     fc_chain_range), or for an integer x with whole-number bounds x's own
-    conversion into out (_integer_route), where a and out are contiguous in one memory order,
-    NumPy lets the wide type cast into out (`casting`), and the bounds, in
+    conversion into out (_integer_route), where a and out are contiguous in
+    one memory order, NumPy lets the wide type cast into out (`casting`), and the bounds, in
     the wide type, convert inside out's range. The bounds are the wide
     type's already (_widened). Else NotImplemented (NumPy's clip and cast,
     which rewrite all of out)."""
@@ -560,7 +560,6 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
 
 
 cdef int FLOAT32_ROW = ROW_BY_TYPENUM[np.dtype(np.float32).num]
-cdef int FLOAT64_ROW = ROW_BY_TYPENUM[np.dtype(np.float64).num]
 
 
 cdef inline bint _whole_in_int32(double d) noexcept:
@@ -575,7 +574,7 @@ cdef int _integer_route(int a_row, int wide_row, int out_row, unsigned long long
     """The conversion straight from integer row a_row into out_row, its
     bounds written over lo_buf and hi_buf (bounds of wide_row, checked by
     the caller to convert inside out's range), or -1 where it does not hold
-    (wide_row other than float64 among them).
+    (wide_row other than float64, PY_FLOAT_ROW, among them).
     An integer x clipped in float64 by whole-number bounds within int32 and
     x's own range is x clipped as an integer, exactly: each bound is exact in
     float64, an x between them too (|x| < 2**31), and an x beyond a bound is
@@ -589,8 +588,8 @@ cdef int _integer_route(int a_row, int wide_row, int out_row, unsigned long long
     cdef unsigned long long lo_int = 0, hi_int = 0
     cdef double lo = (<double *>lo_buf)[0], hi = (<double *>hi_buf)[0]
     cdef int direct
-    if (wide_row != FLOAT64_ROW or ROW_KIND[a_row] != KIND_INT
-            or not (out_row in (FLOAT32_ROW, FLOAT64_ROW) or ROW_KIND[out_row] == KIND_INT)):
+    if (wide_row != PY_FLOAT_ROW or ROW_KIND[a_row] != KIND_INT
+            or not (out_row in (FLOAT32_ROW, PY_FLOAT_ROW) or ROW_KIND[out_row] == KIND_INT)):
         return -1
     direct = CONVERSION_BY_ROWS[a_row][out_row]
     if direct < 0 or not (_whole_in_int32(lo) and _whole_in_int32(hi)):
