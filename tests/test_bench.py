@@ -148,6 +148,30 @@ def test_tables_render_the_ratios():
     assert "| where= | 4.00x |" in bench.render_markdown(report)
 
 
+def test_conversion_table_sets_fastclip_against_numpys_cast_where_timed():
+    """The conversion cases time NumPy's cast alone into the destination's
+    dtype, and the table gives fastclip's time over it (a '-' in a report
+    saved before it was timed)."""
+    cases = list(bench.convert_cases(n=1000, quick=True))
+    assert cases
+    for pair, funcs in cases:
+        funcs["np.copyto cast"]()
+        cast = funcs["np.copyto cast"].__defaults__[1]
+        source = funcs["np.copyto cast"].__defaults__[0]
+        assert pair.endswith("->" + cast.dtype.name), pair
+        assert np.array_equal(cast, source.astype(cast.dtype), equal_nan=True), pair
+    t = {"fastclip": 1e-6, "np.clip": 4e-6, "np.copyto": 5e-7, "np.copyto cast": 2.5e-6}
+    system = {"date": "d", "cpu": "c", "cpus": 2, "simd_target": "avx2", "simd_compiled": ["avx2"],
+              "fastclip": "0", "numpy": "2", "python": "3", "peers": [], "peers_missing": []}
+    report = {"system": system, "repeats": 1, "results": [],
+              "convert": [{"pair": "int32->float64", "seconds": t},
+                          {"pair": "int8->float64", "seconds": {k: v for k, v in t.items()
+                                                                  if k != "np.copyto cast"}}]}
+    rows = [line.split() for line in bench.render_text(report, full=True).splitlines()
+            if line.startswith(("int32->float64", "int8->float64"))]
+    assert rows[0][6:8] == ["2.00", "0.40"] and rows[1][6:8] == ["2.00", "-"]
+
+
 def test_peers_compute_what_np_clip_does():
     """Each peer's function, where installed, gives np.clip's values."""
     from fastclip.bench.peers import Peers

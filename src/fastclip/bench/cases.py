@@ -319,12 +319,17 @@ def convert_cases(peers=None, n=CALL_N, quick=False):
         else:
             x = (rng.normal(size=n) * scale + (lo + hi) / 2).astype(src)
         out = np.empty(n, dst)
-        copy_dst = np.empty_like(x)
+        copy_dst, cast_dst = np.empty_like(x), np.empty_like(out)
         funcs = {"fastclip": lambda x=x, lo=lo, hi=hi, out=out: fastclip.clip(
                      x, lo, hi, out=out, casting="unsafe"),
                  "np.clip": lambda x=x, lo=lo, hi=hi, out=out: np.clip(
                      x, lo, hi, out=out, casting="unsafe"),
-                 "np.copyto": lambda x=x, c=copy_dst: np.copyto(c, x)}
+                 "np.copyto": lambda x=x, c=copy_dst: np.copyto(c, x),
+                 # NumPy's conversion alone of the clipped values (no clip,
+                 # no overflow): the bytes the call reads and writes (a
+                 # widening writes more than it reads)
+                 "np.copyto cast": lambda x=np.clip(x, lo, hi), c=cast_dst: np.copyto(
+                     c, x, casting="unsafe")}
         if peers is not None:
             _add(funcs, "torch.clamp", peers.torch_clamp_to(x, lo, hi, dst))
             _add(funcs, "numba loop", peers.numba_loop(x, lo, hi, out))
