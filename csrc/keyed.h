@@ -49,6 +49,53 @@
 
 #define FC_HAVE_KEYED 1
 
+/* out[i] = STEP of x[i] over whole elements (a multiple of the lanes), one
+ * vector at a time: V holds the vector loaded, and STEP (a block) turns it
+ * into the vector stored. Where out starts a little past x modulo 4 KiB
+ * (0 < (out - x) mod 4096 <= FC_KEYED_AHEAD_BYTES), a load would follow
+ * closely the store to an address with the same low 12 bits (out[i] and
+ * x[i + 1] when out - x is one vector), which the CPU takes for a possible
+ * dependence and waits on (4K aliasing): there the loads run a block of four
+ * vectors ahead of the stores, and no load follows a store with its low
+ * bits. The block ahead is read before the block behind is written, which
+ * leaves an in-place clip (out == x) and disjoint arrays, the only ones the
+ * callers pass, as they were. bfloat16 n=1e5 out= (the address sweep), AVX-512
+ * on AMD Zen 4, time / np.copyto at out - x = 64, 96, 128 bytes: 1.30-1.46,
+ * 1.02-1.10, 1.05-1.13 one vector at a time, every other distance
+ * 0.91-1.06. */
+#define FC_KEYED_AHEAD_BYTES (4 * FC_SIMD)
+#define FC_KEYED_LOOP(T, X, OUT, WHOLE, V, STEP)                               \
+    do {                                                                       \
+        const npy_intp lanes_ = FC_LANES_##T;                                  \
+        npy_intp i_ = 0;                                                       \
+        size_t gap_ = (size_t)((uintptr_t)(OUT) - (uintptr_t)(X)) & 4095;      \
+        if (gap_ != 0 && gap_ <= FC_KEYED_AHEAD_BYTES && (WHOLE) >= 8 * lanes_) { \
+            fc_v_##T a0_ = fc_load_##T((X)), a1_ = fc_load_##T((X) + lanes_);  \
+            fc_v_##T a2_ = fc_load_##T((X) + 2 * lanes_), a3_ = fc_load_##T((X) + 3 * lanes_); \
+            for (; i_ + 8 * lanes_ <= (WHOLE); i_ += 4 * lanes_) {             \
+                const npy_intp n_ = i_ + 4 * lanes_;                           \
+                fc_v_##T b0_ = fc_load_##T((X) + n_), b1_ = fc_load_##T((X) + n_ + lanes_); \
+                fc_v_##T b2_ = fc_load_##T((X) + n_ + 2 * lanes_);             \
+                fc_v_##T b3_ = fc_load_##T((X) + n_ + 3 * lanes_);             \
+                { fc_v_##T V = a0_; STEP fc_store_##T((OUT) + i_, V); }        \
+                { fc_v_##T V = a1_; STEP fc_store_##T((OUT) + i_ + lanes_, V); } \
+                { fc_v_##T V = a2_; STEP fc_store_##T((OUT) + i_ + 2 * lanes_, V); } \
+                { fc_v_##T V = a3_; STEP fc_store_##T((OUT) + i_ + 3 * lanes_, V); } \
+                a0_ = b0_; a1_ = b1_; a2_ = b2_; a3_ = b3_;                    \
+            }                                                                  \
+            { fc_v_##T V = a0_; STEP fc_store_##T((OUT) + i_, V); }            \
+            { fc_v_##T V = a1_; STEP fc_store_##T((OUT) + i_ + lanes_, V); }   \
+            { fc_v_##T V = a2_; STEP fc_store_##T((OUT) + i_ + 2 * lanes_, V); } \
+            { fc_v_##T V = a3_; STEP fc_store_##T((OUT) + i_ + 3 * lanes_, V); } \
+            i_ += 4 * lanes_;                                                  \
+        }                                                                      \
+        for (; i_ < (WHOLE); i_ += lanes_) {                                   \
+            fc_v_##T V = fc_load_##T((X) + i_);                                \
+            STEP                                                               \
+            fc_store_##T((OUT) + i_, V);                                       \
+        }                                                                      \
+    } while (0)
+
 /* T: lane type; C: its C type; SIGN: the sign bit; SB: the lane's bits */
 #define FC_KEYED(T, C, SIGN, SB)                                               \
     /* out = x, lo_out or hi by the spans of keys of x (x's signed key, or    \
@@ -57,33 +104,27 @@
         const C *x, C *out, npy_intp whole, int by_key, C lo_out, C hi,         \
         C below_base, C below_span, C above_base, C above_span)                \
     {                                                                          \
-        const npy_intp lanes = FC_LANES_##T;                                   \
         const fc_v_##T magnitude = fc_set1_##T((C)(SIGN - 1)), vlo = fc_set1_##T(lo_out); \
         const fc_v_##T vhi = fc_set1_##T(hi), bbase = fc_set1_##T(below_base); \
         const fc_v_##T bspan = fc_set1_##T((C)(below_span ^ SIGN));             \
         const fc_v_##T abase = fc_set1_##T(above_base);                        \
         const fc_v_##T aspan = fc_set1_##T((C)(above_span ^ SIGN));             \
-        for (npy_intp i = 0; i < whole; i += lanes) {                          \
-            fc_v_##T v = fc_load_##T(x + i);                                   \
+        FC_KEYED_LOOP(T, x, out, whole, v, {                                   \
             fc_v_##T k = by_key ? fc_xor_##T(v, fc_and_##T(fc_signfill_##T(v), magnitude)) : v; \
             fc_v_##T t = fc_select_##T(fc_gt_s##SB(aspan, fc_sub_##T(k, abase)), vhi, v); \
-            fc_store_##T(out + i,                                              \
-                         fc_select_##T(fc_gt_s##SB(bspan, fc_sub_##T(k, bbase)), vlo, t)); \
-        }                                                                      \
+            v = fc_select_##T(fc_gt_s##SB(bspan, fc_sub_##T(k, bbase)), vlo, t);  \
+        });                                                                    \
     }                                                                          \
     /* out = x with the span above hi_c and the span below lo_c (both seen  \
      * from x + c) folded onto them */                                       \
     static inline __attribute__((always_inline)) void fc_keyed_turned_##T(  \
         const C *x, C *out, npy_intp whole, C c, C hi_c, C lo_c)                \
     {                                                                          \
-        const npy_intp lanes = FC_LANES_##T;                                   \
         const fc_v_##T vc = fc_set1_##T(c), vhi = fc_set1_##T(hi_c);           \
         const fc_v_##T vlo = fc_set1_##T(lo_c);                                \
-        for (npy_intp i = 0; i < whole; i += lanes) {                          \
-            fc_v_##T y = fc_add_##T(fc_load_##T(x + i), vc);                   \
-            y = fc_min_u##SB(fc_min_s##SB(y, vhi), vlo);                       \
-            fc_store_##T(out + i, fc_sub_##T(y, vc));                          \
-        }                                                                      \
+        FC_KEYED_LOOP(T, x, out, whole, v, {                                   \
+            v = fc_sub_##T(fc_min_u##SB(fc_min_s##SB(fc_add_##T(v, vc), vhi), vlo), vc); \
+        });                                                                    \
     }                                                                          \
     static inline npy_intp fc_keyed_contiguous_##T(const C *x, C *out, npy_intp n, C lo_out, \
                                                    C hi, C below_span, C above_base, \
@@ -115,6 +156,8 @@
 FC_KEYED(u16, uint16_t, 0x8000, 16)
 FC_KEYED(u8, uint8_t, 0x80, 8)
 #undef FC_KEYED
+#undef FC_KEYED_LOOP
+#undef FC_KEYED_AHEAD_BYTES
 
 #endif
 #endif

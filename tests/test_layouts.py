@@ -267,3 +267,34 @@ def test_conversions_into_every_offset_from_a_cache_line(src, dst):
         outside = np.ones(buf.size, bool)
         outside[out.ctypes.data - buf.ctypes.data:][:out.nbytes] = False
         assert (buf[outside] == before[outside]).all(), offset
+
+
+KEYED = [numpy_dtype(r) for r in DTYPES if r.kind in ("half", "bfloat16", "float8")]
+
+
+@pytest.mark.parametrize("dtype", KEYED, ids=str)
+def test_outputs_a_little_past_x_modulo_4096(dtype):
+    """The 16- and 8-bit floats' scalar-bounds loops run their loads a block
+    ahead of their stores where out starts up to four vectors past x modulo
+    4 KiB (csrc/keyed.h FC_KEYED_LOOP): out at every element-aligned
+    distance up to 320 bytes past x modulo 4096, lengths around the blocks,
+    bounds taking each of the loops (of opposite signs, of one sign, a zero
+    bound), against the reference; nothing written outside out."""
+    rng = np.random.default_rng(47)
+    for n in (255, 256, 511, 512, 1000, 5003):
+        x_bytes = -(-n * dtype.itemsize // 4096) * 4096
+        buf = np.full(2 * x_bytes + 4096 + 320 + 4096, 0xAA, np.uint8)
+        base = (-buf.ctypes.data) % 4096
+        x = buf[base:base + n * dtype.itemsize].view(dtype)
+        x[...] = values(dtype, n, rng)
+        for lo, hi in ((-1.0, 100.0), (1.0, 100.0), (0.0, 3.0), (-100.0, -0.5)):
+            expected = reference_clip(x, lo, hi)
+            for distance in range(dtype.itemsize, 321, dtype.itemsize):
+                start = base + x_bytes + distance
+                out = buf[start:start + n * dtype.itemsize].view(dtype)
+                before = buf.copy()
+                fastclip.clip(x, lo, hi, out=out)
+                assert_same(out, expected)
+                outside = np.ones(buf.size, bool)
+                outside[start:start + out.nbytes] = False
+                assert (buf[outside] == before[outside]).all(), (n, lo, hi, distance)
