@@ -64,6 +64,14 @@
  * 1.02-1.10, 1.05-1.13 one vector at a time, every other distance
  * 0.91-1.06. */
 #define FC_KEYED_AHEAD_BYTES (4 * FC_SIMD)
+/* the block a0_..a3_ of FC_KEYED_LOOP, each through STEP, stored at OUT + I */
+#define FC_KEYED_STORE4(T, OUT, I, LANES, V, STEP)                             \
+    do {                                                                       \
+        { fc_v_##T V = a0_; STEP fc_store_##T((OUT) + (I), V); }               \
+        { fc_v_##T V = a1_; STEP fc_store_##T((OUT) + (I) + (LANES), V); }     \
+        { fc_v_##T V = a2_; STEP fc_store_##T((OUT) + (I) + 2 * (LANES), V); } \
+        { fc_v_##T V = a3_; STEP fc_store_##T((OUT) + (I) + 3 * (LANES), V); } \
+    } while (0)
 #define FC_KEYED_LOOP(T, X, OUT, WHOLE, V, STEP)                               \
     do {                                                                       \
         const npy_intp lanes_ = FC_LANES_##T;                                  \
@@ -77,16 +85,10 @@
                 fc_v_##T b0_ = fc_load_##T((X) + n_), b1_ = fc_load_##T((X) + n_ + lanes_); \
                 fc_v_##T b2_ = fc_load_##T((X) + n_ + 2 * lanes_);             \
                 fc_v_##T b3_ = fc_load_##T((X) + n_ + 3 * lanes_);             \
-                { fc_v_##T V = a0_; STEP fc_store_##T((OUT) + i_, V); }        \
-                { fc_v_##T V = a1_; STEP fc_store_##T((OUT) + i_ + lanes_, V); } \
-                { fc_v_##T V = a2_; STEP fc_store_##T((OUT) + i_ + 2 * lanes_, V); } \
-                { fc_v_##T V = a3_; STEP fc_store_##T((OUT) + i_ + 3 * lanes_, V); } \
+                FC_KEYED_STORE4(T, OUT, i_, lanes_, V, STEP);                  \
                 a0_ = b0_; a1_ = b1_; a2_ = b2_; a3_ = b3_;                    \
             }                                                                  \
-            { fc_v_##T V = a0_; STEP fc_store_##T((OUT) + i_, V); }            \
-            { fc_v_##T V = a1_; STEP fc_store_##T((OUT) + i_ + lanes_, V); }   \
-            { fc_v_##T V = a2_; STEP fc_store_##T((OUT) + i_ + 2 * lanes_, V); } \
-            { fc_v_##T V = a3_; STEP fc_store_##T((OUT) + i_ + 3 * lanes_, V); } \
+            FC_KEYED_STORE4(T, OUT, i_, lanes_, V, STEP);                      \
             i_ += 4 * lanes_;                                                  \
         }                                                                      \
         for (; i_ < (WHOLE); i_ += lanes_) {                                   \
@@ -157,6 +159,7 @@ FC_KEYED(u16, uint16_t, 0x8000, 16)
 FC_KEYED(u8, uint8_t, 0x80, 8)
 #undef FC_KEYED
 #undef FC_KEYED_LOOP
+#undef FC_KEYED_STORE4
 #undef FC_KEYED_AHEAD_BYTES
 
 #endif

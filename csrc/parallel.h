@@ -14,10 +14,11 @@
  * together (fc_pool_retire). So at worst a split call runs at one thread's
  * speed plus a few lock operations. Calls that move FC_WAKE_EARLY_BYTES and
  * more, which outlast a wake-up, wake them at the start, and a helper that
- * wakes in time joins in. What a call moves (fc_work_bytes) is its input, plus twice its output
- * where that is fresh memory: the kernel zeroes each new page before the loop
- * writes it, and populating 128 MiB alone took 24-25 ms here against 19-22 ms
- * for a float64 clip reading and writing 128 MiB in place.
+ * wakes in time joins in. What a call moves (fc_work_bytes) is its input,
+ * plus twice its output where that is fresh memory: the kernel zeroes each
+ * new page before the loop writes it, and populating 128 MiB alone took
+ * 24-25 ms here against 19-22 ms for a float64 clip reading and writing
+ * 128 MiB in place.
  *
  * Why not an OpenMP parallel region: its closing barrier waits for every
  * thread of the team, and a helper asleep on an idle vCPU takes milliseconds
