@@ -238,6 +238,18 @@ FC_BLEND(npy_uint16)
 FC_BLEND(npy_uint32)
 FC_BLEND(npy_uint64)
 
+/* n items of buf into out (stride s_out) where mask (stride s_mask) is set */
+static inline void fc_blend(int itemsize, char *out, npy_intp s_out, const char *buf,
+                            const npy_bool *mask, npy_intp s_mask, npy_intp n)
+{
+    switch (itemsize) {
+    case 1: fc_blend_npy_uint8(out, s_out, buf, mask, s_mask, n); break;
+    case 2: fc_blend_npy_uint16(out, s_out, buf, mask, s_mask, n); break;
+    case 4: fc_blend_npy_uint32(out, s_out, buf, mask, s_mask, n); break;
+    default: fc_blend_npy_uint64(out, s_out, buf, mask, s_mask, n); break;
+    }
+}
+
 /* args: x, lo, hi, out; steps: theirs (a bound's is 0 when it is a scalar). */
 static void fc_run_masked(fc_loop_t loop, int itemsize, char **args, const npy_bool *mask,
                           npy_intp n, const npy_intp *steps, npy_intp s_mask)
@@ -249,14 +261,8 @@ static void fc_run_masked(fc_loop_t loop, int itemsize, char **args, const npy_b
                       (char *)buf};
         npy_intp st[4] = {steps[0], steps[1], steps[2], itemsize};
         loop(a, &m, st, NULL);
-        char *out = args[3] + i * steps[3];
-        const npy_bool *mk = mask + i * s_mask;
-        switch (itemsize) {
-        case 1: fc_blend_npy_uint8(out, steps[3], (char *)buf, mk, s_mask, m); break;
-        case 2: fc_blend_npy_uint16(out, steps[3], (char *)buf, mk, s_mask, m); break;
-        case 4: fc_blend_npy_uint32(out, steps[3], (char *)buf, mk, s_mask, m); break;
-        default: fc_blend_npy_uint64(out, steps[3], (char *)buf, mk, s_mask, m); break;
-        }
+        fc_blend(itemsize, args[3] + i * steps[3], steps[3], (const char *)buf,
+                 mask + i * s_mask, s_mask, m);
     }
 }
 

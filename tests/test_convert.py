@@ -152,6 +152,80 @@ def test_every_pair_is_fused_and_exact(src, dst):
         assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
 
 
+def both_where(x, lo, hi, dst, where, **kwargs):
+    """both(), with where=: outs of garbage, which the elements where= leaves
+    clear must keep."""
+    o1 = np.frombuffer(np.full(x.size * dst.itemsize, 0xA5, np.uint8).tobytes(),
+                       dst).reshape(x.shape).copy()
+    o2 = o1.copy()
+    got = outcome(lambda: (fastclip.clip(x, lo, hi, out=o1, where=where, **kwargs), o1, x))
+    exp = outcome(lambda: (np.clip(x, lo, hi, out=o2, where=where, **kwargs), o2, x))
+    return got, exp
+
+
+def masks(n, rng):
+    """where= masks of n: random at 50% and 95% set, all set, none set, and
+    runs of each a block long (csrc/convert.h fc_convert_masked's blocks)."""
+    runs = np.arange(n) // 1000 % 2 == 0
+    return [rng.random(n) < 0.5, rng.random(n) < 0.95, np.ones(n, bool), np.zeros(n, bool), runs]
+
+
+@pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
+def test_where_into_every_pair_is_fused_and_exact(src, dst):
+    """where= into an out of another dtype: the fused loop and the mask's
+    blend in one pass (_convert with where), out written only where the mask
+    is set, as np.clip(..., out=, where=)."""
+    rng = np.random.default_rng(13)
+    x = sources(src, rng)
+    for lo, hi in bound_pairs(src, dst)[:3]:
+        for where in masks(x.size, rng):
+            got, exp = both_where(x, lo, hi, dst, where, casting="unsafe")
+            assert_same_outcome(got, exp, with_out=True)
+            assert got[1][0] is got[1][1]
+            o = np.empty(x.shape, dst)
+            assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe", where), (lo, hi)
+    # lengths about the blocks, every casting rule (NumPy's error where it refuses)
+    for n in (0, 1, 31, 1023, 1024, 1025, 2049):
+        for casting in (None, "same_kind", "safe", "unsafe", "no"):
+            kwargs = {} if casting is None else {"casting": casting}
+            where = rng.random(n) < 0.5
+            got, exp = both_where(x[:n], *bound_pairs(src, dst)[0], dst, where, **kwargs)
+            assert_same_outcome(got, exp, messages=True, with_out=True)
+
+
+@pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"][::3],
+                         ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"][::3])
+def test_where_with_a_nan_goes_numpys_way(src, dst):
+    """A NaN in x with where=, set or clear under it: NumPy's outcome (its
+    value and warnings where set; a clear one is not read)."""
+    x = np.array([1.0, np.nan, -2.0, 300.0, -np.nan, 0.5] * 400, np.float64).astype(src)
+    lo, hi = bound_pairs(src, dst)[0]
+    for where in (np.arange(x.size) % 3 == 1, np.arange(x.size) % 3 == 0):
+        got, exp = both_where(x, lo, hi, dst, where, casting="unsafe")
+        assert_same_outcome(got, exp, messages=True, with_out=True)
+
+
+def test_where_into_another_dtype_the_fused_loop_does_not_take():
+    """Masks it does not take (strided, another shape, not bool, overlapping
+    out) and an out overlapping the mask: NumPy's outcome all the same."""
+    rng = np.random.default_rng(14)
+    x = (rng.normal(size=3000) * 100).astype(np.float32)
+    m = rng.random(6000) < 0.5
+    cases = [m[::2], m[:3000].reshape(1, 3000), m[:3000].astype(np.uint8), m[:1],
+             m[:3000].tolist(), True]
+    for where in cases:
+        for f in (x, x.reshape(1, 3000)):
+            got, exp = both_where(f, -50.0, 50.0, np.dtype(np.float64), where)
+            assert_same_outcome(got, exp, messages=True, with_out=True)
+        assert not _ufunc._convert_for_tests(x, -50.0, 50.0, np.empty(3000), "same_kind", where)
+    # out over the mask's own bytes
+    buf = np.zeros(3000 * 9, np.uint8)
+    where = buf[:3000].view(bool)
+    where[::3] = True
+    out = buf[8:3000 * 8 + 8].view(np.float64)
+    assert not _ufunc._convert_for_tests(x, -50.0, 50.0, out, "same_kind", where)
+
+
 @pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"],
                          ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
 def test_nan_goes_numpys_way(src, dst):

@@ -191,11 +191,14 @@ cdef int _conversion_allowed(int k, cnp.dtype src, cnp.dtype dst, object casting
     return ok
 
 
-cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting):
+cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting,
+                     object where=None):
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
     dtype, in one pass (csrc/convert.h), or NotImplemented (NumPy's clip and
     cast): a pair of CONVERSION_INDEX, both contiguous, scalar bounds whose
-    conversions are in the destination's range, and no NaN met in a."""
+    conversions are in the destination's range, and no NaN met in a. With
+    where (not None), the same with where=where: a contiguous bool array of
+    a's shape, out written only where it is set."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
     cdef unsigned long long lo_buf = 0, hi_buf = 0
@@ -203,6 +206,7 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     cdef npy_intp n
     cdef char *px
     cdef char *po
+    cdef const unsigned char *pm = NULL
     if not (0 <= descr.type_num < 512 and 0 <= odescr.type_num < 512):
         return NotImplemented
     row = ROW_BY_TYPENUM[descr.type_num]
@@ -230,7 +234,21 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     po = <char *>cnp.PyArray_DATA(out)
     if n and px < po + n * odescr.itemsize and po < px + n * descr.itemsize:
         return NotImplemented                   # out overlaps a: NumPy buffers
-    if n < GIL_RELEASE_THRESHOLD:
+    if where is not None:
+        if not (type(where) is ndarray
+                and (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>where)).type_num == cnp.NPY_BOOL
+                and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
+                and cnp.PyArray_SAMESHAPE(a, <ndarray>where)):
+            return NotImplemented
+        pm = <const unsigned char *>cnp.PyArray_DATA(<ndarray>where)
+        if n and <const char *>pm < po + n * odescr.itemsize and po < <const char *>pm + n:
+            return NotImplemented               # out overlaps the mask
+        if n < GIL_RELEASE_THRESHOLD:
+            nan = CONVERT.run_masked(k, px, po, pm, n, &lo_buf, &hi_buf)
+        else:
+            with nogil:
+                nan = CONVERT.run_masked(k, px, po, pm, n, &lo_buf, &hi_buf)
+    elif n < GIL_RELEASE_THRESHOLD:
         nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
     else:
         with nogil:

@@ -29,3 +29,6 @@ ctypedef struct fc_convert_api_t:
     # widening loop `widen`, then conversion k, through an L1 buffer
     int (*chain)(int widen, int k, const char *x, char *out, npy_intp n, const void *lo,
                  const void *hi) noexcept nogil
+    # loop k, then out written where mask is set (where=), through an L1 buffer
+    int (*run_masked)(int k, const char *x, char *out, const unsigned char *mask, npy_intp n,
+                      const void *lo, const void *hi) noexcept nogil

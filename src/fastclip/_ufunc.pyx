@@ -202,6 +202,10 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
                 where = kwargs["where"]
                 if out is not None:
                     result = _fast(<ndarray>a, a_min, a_max, out, where)
+                    if result is NotImplemented and type(out) is ndarray:
+                        # out of another dtype: clip, convert and blend in one pass
+                        result = _convert(<ndarray>a, a_min, a_max, <ndarray>out, "same_kind",
+                                          where)
                 elif (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>a) and type(where) is ndarray
                         and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
                         and cnp.PyArray_SAMESHAPE(<ndarray>a, <ndarray>where)):
@@ -213,6 +217,11 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
                 # every operand of the fast path has a's dtype: nothing to cast
                 # (out of another dtype: below)
                 result = _fast(<ndarray>a, a_min, a_max, out)
+        elif (ta is ndarray and type(out) is ndarray and len(kwargs) == 2
+                and "where" in kwargs and "casting" in kwargs):
+            # where= into an out of another dtype, as above, with casting=
+            result = _convert(<ndarray>a, a_min, a_max, <ndarray>out, kwargs["casting"],
+                              kwargs["where"])
         if (result is NotImplemented and ta is ndarray and type(out) is ndarray
                 and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
             # out of another dtype: clip and convert in one pass
@@ -240,10 +249,10 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         return _ndarray_call(<ndarray>a, a_min, a_max, out, kwargs)
 
 
-def _convert_for_tests(a, a_min, a_max, out, casting="same_kind"):
+def _convert_for_tests(a, a_min, a_max, out, casting="same_kind", where=None):
     """True when the fused clip-and-convert loop did the call (out written),
     False when it would go NumPy's way (out may have been written)."""
-    return _convert(a, a_min, a_max, out, casting) is out
+    return _convert(a, a_min, a_max, out, casting, where) is out
 
 
 def _fast_for_tests(a, a_min, a_max, out=None):

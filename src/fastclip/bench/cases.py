@@ -133,6 +133,15 @@ def _where_cases(dtype, rng, peers):
         if peers is not None:
             _add(funcs, "numba loop", peers.numba_loop(x, lo, hi, out, mask=mask))
         yield f"where= {int(p * 100)}% true, out=", funcs
+    src = next(r.name for r in DTYPES if numpy_dtype(r) == dtype)
+    if (src, "double") in CONVERSIONS:
+        # into a wider out: the clip, the cast and the mask's blend in one pass
+        wide, mask = np.zeros(CALL_N), rng.random(CALL_N) < 0.5
+        funcs = {"fastclip": lambda: fastclip.clip(x, lo, hi, out=wide, where=mask),
+                 "np.clip": lambda: np.clip(x, lo, hi, out=wide, where=mask)}
+        if peers is not None:
+            _add(funcs, "numba loop", peers.numba_loop(x, lo, hi, wide, mask=mask))
+        yield "where= 50% true, out=float64", funcs
 
 
 def _nd_cases(dtype, rng, peers):
