@@ -138,6 +138,91 @@ def test_subclasses(make_a):
     assert type(got[1]) is type(np.clip(make_a(), 0, 2))
 
 
+class Tagged(np.ndarray):
+    """A subclass keeping ndarray's clip and ufunc dispatch, with state of its
+    own, and the ufunc that made each result (from __array_wrap__'s context)."""
+
+    def __array_finalize__(self, obj):
+        self.tag = getattr(obj, "tag", "new")
+
+    def __array_wrap__(self, obj, context=None, return_scalar=False):
+        r = super().__array_wrap__(obj, context, return_scalar)
+        if isinstance(r, Tagged):
+            r.made_by = None if context is None else context[0]
+        return r
+
+
+class OwnUfunc(Tagged):
+    """One with its own __array_ufunc__: NumPy's dispatch, and its ufunc."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = [i.view(np.ndarray) if isinstance(i, OwnUfunc) else i for i in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, OwnUfunc) else o
+                                  for o in kwargs["out"])
+        r = getattr(ufunc, method)(*inputs, **kwargs)
+        r = r.view(OwnUfunc) if isinstance(r, np.ndarray) else r
+        if isinstance(r, OwnUfunc):
+            r.made_by = ufunc
+        return r
+
+
+def subclass_calls(a):
+    """(bounds, kwargs) of the calls to compare on a subclass instance a."""
+    lo, hi = (-2, 3) if a.dtype.kind in "iu" else (-1.5, 1.5)
+    calls = [((lo, hi), {}), ((hi, lo), {}), ((lo, None), {}), ((None, hi), {}),
+             ((np.full(a.shape, lo, a.dtype), hi), {}), ((lo, hi), {"out": a.copy()}),
+             ((lo, hi), {"out": np.zeros(a.shape, a.dtype)}),
+             ((lo, hi), {"where": np.arange(a.size).reshape(a.shape) % 2 == 0,
+                         "out": np.zeros(a.shape, a.dtype)}),
+             ((lo, hi), {"dtype": np.float64}), ((0.5, 2**70), {})]
+    if a.dtype.kind in "iu":
+        calls += [((-2**70, 2**70), {}), ((0.5, 2.5), {"out": a.copy()})]   # the last: NumPy's error
+    return calls
+
+
+@pytest.mark.parametrize("make_a", [
+    lambda: np.asmatrix(np.linspace(-3, 3, 12).reshape(3, 4)),
+    lambda: np.asmatrix(np.arange(-6, 6, dtype=np.int16).reshape(3, 4)),
+    lambda: np.linspace(-3, 3, 24, dtype=np.float32).reshape(2, 3, 4).view(Tagged),
+    lambda: np.arange(-12, 12, dtype=np.int32).view(Tagged)[::2],
+    lambda: np.linspace(-3, 3, 2000).view(Tagged),
+    lambda: np.linspace(-3, 3, 8).astype(ml_dtypes.bfloat16).view(Tagged),
+    lambda: np.linspace(-3, 3, 8).view(OwnUfunc),
+], ids=["matrix", "matrix-int16", "tagged-3d", "tagged-strided", "tagged-long", "tagged-bf16",
+        "own-ufunc"])
+def test_plain_subclasses_take_fastclips_ufunc(make_a):
+    """A subclass that keeps ndarray's clip and dispatch gets np.clip's
+    outcome (type, values, its own state, warnings, errors) by way of
+    fastclip's ufunc where it has the loop (two bounds of a kernel dtype),
+    NumPy's ufuncs otherwise; one with its own __array_ufunc__ NumPy's way."""
+    fast_rows = 0
+    for bounds, kwargs in subclass_calls(make_a()):
+        def call(clip):
+            a = make_a()
+            a.tag = "mine"
+            kw = {k: (v.view(type(a)) if k == "out" and isinstance(v, np.ndarray)
+                      and v.shape == a.shape and type(a) is not np.matrix else v)
+                  for k, v in kwargs.items()}
+            return clip(a, *bounds, **kw)
+        got = compare(call)
+        expected = call(np.clip) if got[0] == "ok" else None
+        if expected is None:
+            continue
+        assert type(got[1]) is type(expected), (bounds, kwargs)
+        assert getattr(got[1], "tag", None) == getattr(expected, "tag", None)
+        made_by = getattr(got[1], "made_by", None)
+        if made_by is fastclip.clip_ufunc:
+            fast_rows += 1
+        elif made_by is not None:
+            assert made_by is expected.made_by, (bounds, kwargs)
+    a = make_a()
+    if isinstance(a, Tagged) and not isinstance(a, OwnUfunc) and a.dtype != ml_dtypes.bfloat16:
+        assert fast_rows >= 4       # both bounds scalars, lo > hi, array lo, outs
+    elif isinstance(a, Tagged):
+        assert fast_rows == 0
+
+
 def test_array_function_object():
     assert fastclip.clip(ArrayFunctionOnly(), 0, 1) == np.clip(ArrayFunctionOnly(), 0, 1)
 

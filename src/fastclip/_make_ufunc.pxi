@@ -53,6 +53,7 @@ except AttributeError:
     pass
 
 _umath = np._core.umath
+_fromnumeric = np._core.fromnumeric
 
 
 cdef object PyUFunc_FromFuncAndData_(int ntypes):

@@ -231,11 +231,18 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
                 result = _into_other_dtype(<ndarray>a, a_min, a_max, <ndarray>out, casting)
     if result is not NotImplemented:
         return result
-    if ta is not ndarray:
+    if ta is not ndarray and not _plain_subclass(ta):
         return _numpy_rules.clip(a, a_min, a_max, out, min, max, kwargs)
     if (a_min is _NOVALUE or a_max is _NOVALUE
             or min is not _NOVALUE or max is not _NOVALUE):
         a_min, a_max = _numpy_rules._resolve_aliases(a_min, a_max, min, max)
+    if ta is not ndarray:
+        try:
+            return _subclass_call(<ndarray>a, a_min, a_max, out, kwargs)
+        except TypeError:
+            # numpy/_core/fromnumeric.py::_wrapfunc: after a TypeError,
+            # NumPy's clip of the base array, wrapped (_wrapit)
+            return _fromnumeric._wrapit(a, "clip", a_min, a_max, out=out, **kwargs)
     num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>a)).type_num
     row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
     if row >= 0 and ROW_ML[row] and keeps_own_dtype(
