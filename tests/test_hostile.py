@@ -223,6 +223,37 @@ def test_plain_subclasses_take_fastclips_ufunc(make_a):
         assert fast_rows == 0
 
 
+@pytest.mark.parametrize("hard", [False, True])
+def test_masked_arrays_keep_numpys_mask_data_and_fill(hard):
+    """MaskedArray: where NumPy's keeps ndarray's clip (NumPy 2.5) it takes
+    the subclass route (MaskedArray.__array_wrap__ makes the mask from the
+    operands'), elsewhere NumPy's own; either way np.clip's data, mask,
+    fill value and hardness, masked bounds and outs included."""
+    rng = np.random.default_rng(21)
+
+    def make(n=3000, dtype=np.float64):
+        return np.ma.masked_array((rng.normal(size=n) * 3).astype(dtype),
+                                  mask=rng.random(n) < 0.3, fill_value=7, hard_mask=hard)
+    for dtype in (np.float64, np.float32, np.int32):
+        a = make(dtype=dtype)
+        lo_m = np.ma.masked_array(np.full(a.size, -1, dtype), mask=rng.random(a.size) < 0.2)
+        calls = [((-1, 2), {}), ((lo_m, 2), {}), ((None, 2), {}), ((np.full(a.size, -1, dtype), 2), {}),
+                 ((-1, 2), {"out": np.ma.masked_array(np.zeros(a.size, dtype), mask=False)}),
+                 ((-1, 2), {"out": np.zeros(a.size, dtype)}), ((-1, 2), {"out": a.copy()})]
+        for bounds, kwargs in calls:
+            got = outcome(lambda: fastclip.clip(a.copy(), *bounds,
+                                                **{k: v.copy() for k, v in kwargs.items()}))
+            exp = outcome(lambda: np.clip(a.copy(), *bounds,
+                                          **{k: v.copy() for k, v in kwargs.items()}))
+            assert got[0] == exp[0] == "ok" and got[2] == exp[2]
+            g, e = got[1], exp[1]
+            assert type(g) is type(e)
+            assert np.asarray(g).tobytes() == np.asarray(e).tobytes()
+            if isinstance(e, np.ma.MaskedArray):
+                assert np.array_equal(np.ma.getmaskarray(g), np.ma.getmaskarray(e))
+                assert g.fill_value == e.fill_value and g.hardmask == e.hardmask
+
+
 def test_array_function_object():
     assert fastclip.clip(ArrayFunctionOnly(), 0, 1) == np.clip(ArrayFunctionOnly(), 0, 1)
 
