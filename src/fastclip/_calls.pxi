@@ -1143,7 +1143,8 @@ cdef bint _plain_subclass(type t):
     """An ndarray subclass that keeps ndarray's clip, __array_ufunc__ and
     __array_function__ (np.matrix, np.memmap, most users' own): np.clip then
     runs numpy/_core/_methods.py::_clip on it, whose ufuncs wrap the result
-    in the subclass (__array_wrap__). MaskedArray has its own clip."""
+    in the subclass (__array_wrap__). MaskedArray is one in NumPy 2.4 and
+    2.5, where its clip is ndarray's; in older NumPy it has its own."""
     ok = _PLAIN_SUBCLASS.get(t)
     if ok is None:
         ok = (issubclass(t, ndarray) and getattr(t, "clip", None) is ndarray.clip
