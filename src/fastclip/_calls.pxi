@@ -358,6 +358,17 @@ cdef inline bint _drops_int_bound(int row, object a_min, object a_max):
     return (type(a_min) is int and a_min <= lo) or (type(a_max) is int and a_max >= hi)
 
 
+cdef tuple _drop_int_bounds(int row, object a_min, object a_max):
+    """(a_min, a_max) with the Python int bounds _drops_int_bound finds
+    made None, as numpy/_core/_methods.py::_clip makes them."""
+    lo, hi = <tuple>ROW_INT_RANGE[row]
+    if type(a_min) is int and a_min <= lo:
+        a_min = None
+    if type(a_max) is int and a_max >= hi:
+        a_max = None
+    return a_min, a_max
+
+
 cdef bint _operand_has_loop(object v):
     """A bound that fastclip's ufunc resolves like NumPy's clip: a Python
     number, or a NumPy scalar or array of a kernel dtype other than the
@@ -1175,11 +1186,7 @@ cdef object _subclass_call(ndarray a, object a_min, object a_max, object out, di
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
     if row >= 0 and _drops_int_bound(row, a_min, a_max):
-        lo, hi = <tuple>ROW_INT_RANGE[row]
-        if type(a_min) is int and a_min <= lo:
-            a_min = None
-        if type(a_max) is int and a_max >= hi:
-            a_max = None
+        a_min, a_max = _drop_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:
         return _umath.positive(a, out=out, **kwargs)
     if a_min is None:
@@ -1203,11 +1210,7 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
     if row >= 0 and _drops_int_bound(row, a_min, a_max):
-        lo, hi = <tuple>ROW_INT_RANGE[row]
-        if type(a_min) is int and a_min <= lo:
-            a_min = None
-        if type(a_max) is int and a_max >= hi:
-            a_max = None
+        a_min, a_max = _drop_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:
         if (row >= 0 and type(out) is ndarray and ROW_INT_RANGE[row] is not None
                 and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
