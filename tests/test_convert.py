@@ -125,12 +125,15 @@ def payload_nans(dtype):
     return [np.array(b | s, u).view(dtype) for b in sorted(bits) for s in (0, sign)]
 
 
+def garbage_out(shape, dst):
+    """A fresh array of dst whose bytes are all 0xA5."""
+    return np.frombuffer(np.full(int(np.prod(shape)) * dst.itemsize, 0xA5, np.uint8).tobytes(),
+                         dst).reshape(shape).copy()
+
+
 def both(x, lo, hi, dst, casting="unsafe", out_shape=None):
     """fastclip and NumPy into fresh outs of dst filled with garbage."""
-    shape = x.shape if out_shape is None else out_shape
-    o1 = np.full(shape, 7, np.uint8).view(np.uint8)
-    o1 = np.frombuffer(np.full(int(np.prod(shape)) * dst.itemsize, 0xA5, np.uint8).tobytes(),
-                       dst).reshape(shape).copy()
+    o1 = garbage_out(x.shape if out_shape is None else out_shape, dst)
     o2 = o1.copy()
     got = outcome(lambda: (fastclip.clip(x, lo, hi, out=o1, casting=casting), o1, x))
     exp = outcome(lambda: (np.clip(x, lo, hi, out=o2, casting=casting), o2, x))
@@ -155,8 +158,7 @@ def test_every_pair_is_fused_and_exact(src, dst):
 def both_where(x, lo, hi, dst, where, **kwargs):
     """both(), with where=: outs of garbage, which the elements where= leaves
     clear must keep."""
-    o1 = np.frombuffer(np.full(x.size * dst.itemsize, 0xA5, np.uint8).tobytes(),
-                       dst).reshape(x.shape).copy()
+    o1 = garbage_out(x.shape, dst)
     o2 = o1.copy()
     got = outcome(lambda: (fastclip.clip(x, lo, hi, out=o1, where=where, **kwargs), o1, x))
     exp = outcome(lambda: (np.clip(x, lo, hi, out=o2, where=where, **kwargs), o2, x))
