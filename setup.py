@@ -47,6 +47,7 @@ def render(template, target, out):
         conversion_loops=TABLE["conversion_loops"],
         conversion_loop_name=TABLE["conversion_loop_name"],
         conversion_macro=TABLE["conversion_macro"],
+        masked_conversion_macro=TABLE["masked_conversion_macro"],
         WIDENINGS=TABLE["WIDENINGS"], widening_macro=TABLE["widening_macro"],
         WIDENINGS_INTO=TABLE["WIDENINGS_INTO"])
     header = f"# generated from {os.path.basename(template)} for target {target}, do not edit\n"

@@ -61,11 +61,15 @@
 typedef int (*fc_convert_t)(const char *x, char *out, npy_intp n, const void *lo,
                             const void *hi);
 typedef int (*fc_in_range_t)(const void *lo, const void *hi);
+/* where=: out written only where mask is set (fc_convert_masked) */
+typedef int (*fc_convert_masked_t)(const char *x, char *out, const npy_bool *mask, npy_intp n,
+                                   const void *lo, const void *hi);
 
 typedef struct {
     fc_convert_t convert;
     fc_in_range_t in_range;
     int src_size, dst_size;
+    fc_convert_masked_t masked;     /* a loop of masked stores into out, or NULL */
 } fc_convert_entry_t;
 
 /* one call of a fused loop over [first, last), the unit csrc/parallel.h
@@ -177,23 +181,28 @@ static void fc_chain_range(void *ctx, npy_intp first, npy_intp last)
     }
 }
 
-/* where= into an out of another dtype, contiguous: a fused conversion
- * over FC_MASK_BLOCK elements of x into a buffer that stays in L1, then the
- * buffer blended into out by the mask (csrc/masked.h: elements of out the
- * mask leaves clear are never written), one thread. NumPy runs such a call
- * as its clip loop and a masked, buffered cast, which these calls took too
- * (through fastclip's ufunc): float32 -> float64 n=1e5, half the mask set,
- * 1.63 ms against np.clip's 1.54 ms. After, np.clip's time over this one's,
- * AMD Zen 4, AVX2 / AVX-512: n=16 15.0x / 15.4x; n=1e5 17.3x / 45.2x
- * (uint8 -> float64 19.8x / 51.5x, float32 -> uint8 21.6x / 170x);
- * 2**22 9.2x / 16.0x. numba's loop with its masked stores straight into out
- * is quicker still at n=1e5 (0.65-0.88 of this one's time): the buffer
- * doubles the stores. Returns nonzero when a NaN was met, out then partly
- * written (the caller goes NumPy's way, which writes every element the mask
- * sets). */
+/* where= into an out of another dtype, contiguous, one thread. A pair
+ * with a loop of its own (e->masked: widenings into 32- and 64-bit items,
+ * below) clips and converts a vector at a time and stores it under the mask;
+ * the others run their fused conversion over FC_MASK_BLOCK elements of x into
+ * a buffer that stays in L1, then blend the buffer into out by the mask
+ * (csrc/masked.h). Either way elements of out the mask leaves clear are never
+ * written. NumPy runs such a call as its clip loop and a masked, buffered
+ * cast, which these calls took too (through fastclip's ufunc): float32 ->
+ * float64 n=1e5, half the mask set, 1.63 ms against np.clip's 1.54 ms. By
+ * the buffer, np.clip's time over this one's, AMD Zen 4, AVX2 / AVX-512:
+ * n=16 15.0x / 15.4x; n=1e5 17.3x / 45.2x (uint8 -> float64 19.8x / 51.5x,
+ * float32 -> uint8 21.6x / 170x); 2**22 9.2x / 16.0x; numba's loop, with its
+ * masked stores straight into out, took 0.65-0.88 of the time: the buffer
+ * doubled the stores, which the pairs' own loops save. Returns nonzero when
+ * a NaN was met, out then partly written (the caller goes NumPy's way, which
+ * writes every element the mask sets). */
 static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *out,
                              const npy_bool *mask, npy_intp n, const void *lo, const void *hi)
 {
+    if (e->masked != NULL) {
+        return e->masked(x, out, mask, n, lo, hi);
+    }
     npy_uint64 buf[FC_MASK_BLOCK];      /* a destination element is at most 8 bytes */
     for (npy_intp i = 0; i < n; i += FC_MASK_BLOCK) {
         npy_intp m = n - i < FC_MASK_BLOCK ? n - i : FC_MASK_BLOCK;
@@ -205,6 +214,83 @@ static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *o
     }
     return 0;
 }
+
+/* The where= loops of the widenings into 32- and 64-bit items (the pairs
+ * of src/fastclip/_dtypes.py MASKED_CONVERSIONS), where the vector layer has
+ * masked stores (FC_SIMD_MASKED_CONVERT: AVX2, AVX-512; elsewhere the
+ * buffer's way, FC_MASKED_LOOP NULL): FC_LANES_f32 elements a step, x clipped
+ * in 32-bit lanes (integers of up to 32 bits widened first, whose clip is
+ * the same in int32) and stored under the step's where= bytes, the rest
+ * element by element. fc_cvtm_NAME. */
+#if defined(FC_SIMD_MASKED_CONVERT)
+#define FC_MASKED_LOOP(NAME) fc_cvtm_##NAME
+/* the elements [i, end) one by one */
+#define FC_CONVERT_MASKED_SCALAR(S, D, end)                                    \
+        for (; i < (end); i++) {                                               \
+            S v = x[i];                                                        \
+            nan |= v != v;                                                     \
+            FC_CLIP(v, lo, hi);                                                \
+            if (mask[i]) {                                                     \
+                o[i] = (D)v;                                                   \
+            }                                                                  \
+        }
+/* the loop's head: its first elements apart where that puts the rest of out
+ * on a 64-byte boundary (fc_convert_aligned has the reason) */
+#define FC_CONVERT_MASKED_HEAD(NAME, S, D)                                     \
+    static FC_CONVERT_LOOP int fc_cvtm_##NAME(const char *px, char *po,        \
+                                              const npy_bool *mask, npy_intp n, \
+                                              const void *plo, const void *phi) \
+    {                                                                          \
+        const S *x = (const S *)px;                                            \
+        D *o = (D *)po;                                                        \
+        S lo = *(const S *)plo, hi = *(const S *)phi;                          \
+        int nan = 0;                                                           \
+        npy_intp i = 0, head = fc_line_head(po, sizeof(D));                    \
+        if (head > 0 && n * (npy_intp)sizeof(D) >= FC_ALIGN_MIN_BYTES) {       \
+            FC_CONVERT_MASKED_SCALAR(S, D, head)                               \
+        }
+#define FC_CONVERT_MASKED_TAIL(S, D)                                           \
+        FC_CONVERT_MASKED_SCALAR(S, D, n)                                      \
+        return nan;                                                            \
+    }
+/* an integer source of up to 32 bits: LOAD(p), its elements at p in int32
+ * lanes; STORE(o, m, v), those lanes converted into out under m */
+#define FC_CONVERT_MASKED_INT(NAME, S, D, LOAD, STORE)                         \
+    FC_CONVERT_MASKED_HEAD(NAME, S, D)                                         \
+        const fc_v_u32 vlo = fc_set1_u32((uint32_t)(int32_t)lo);               \
+        const fc_v_u32 vhi = fc_set1_u32((uint32_t)(int32_t)hi);               \
+        for (; i + FC_LANES_f32 <= n; i += FC_LANES_f32) {                     \
+            fc_v_u32 v = fc_min_s32(vhi, fc_max_s32(vlo, LOAD(x + i)));        \
+            STORE(o + i, fc_where_f32(mask + i), v);                           \
+        }                                                                      \
+    FC_CONVERT_MASKED_TAIL(S, D)
+/* float32 -> float64: a NaN ends the loop (the call is NumPy's) */
+#define FC_CONVERT_MASKED_FLOAT_DOUBLE(NAME)                                   \
+    FC_CONVERT_MASKED_HEAD(NAME, float, double)                                \
+        const fc_v_f32 vlo = fc_set1_f32(lo), vhi = fc_set1_f32(hi);           \
+        for (; i + FC_LANES_f32 <= n; i += FC_LANES_f32) {                     \
+            fc_v_f32 v = fc_ltsel_f32(vhi, fc_gtsel_f32(vlo, fc_load_f32(x + i))); \
+            if (fc_any_mask_f32(fc_isnan_f32(v))) {                            \
+                return 1;                                                      \
+            }                                                                  \
+            fc_maskstore_f64_f32(o + i, fc_where_f32(mask + i), v);            \
+        }                                                                      \
+    FC_CONVERT_MASKED_TAIL(float, double)
+/* the stores, by destination */
+#define FC_MASKED_STORE_int(o, m, v) fc_maskstore_u32((uint32_t *)(o), (m), (v))
+#define FC_MASKED_STORE_float(o, m, v) fc_maskstore_f32((o), (m), fc_cvt_f32_s32(v))
+#define FC_MASKED_STORE_double(o, m, v) fc_maskstore_f64_s32((o), (m), (v))
+/* the loads, by source */
+#define FC_MASKED_LOAD_ubyte(p) fc_load_s32_u8((const uint8_t *)(p))
+#define FC_MASKED_LOAD_byte(p) fc_load_s32_s8((const int8_t *)(p))
+#define FC_MASKED_LOAD_ushort(p) fc_load_s32_u16((const uint16_t *)(p))
+#define FC_MASKED_LOAD_short(p) fc_load_s32_s16((const int16_t *)(p))
+#define FC_MASKED_LOAD_int(p) fc_load_u32((const uint32_t *)(p))
+#else
+#define FC_MASKED_LOOP(NAME) NULL
+#define FC_CONVERT_MASKED_INT(NAME, S, D, LOAD, STORE)
+#define FC_CONVERT_MASKED_FLOAT_DOUBLE(NAME)
+#endif
 
 /* int64 and uint64 into double, rounded to nearest even as C's cast and
  * NumPy's: below AVX-512's vcvtqq2pd/vcvtuqq2pd x86 has no vector

@@ -15,7 +15,8 @@ import pytest
 
 import fastclip
 from fastclip import _threads, _ufunc
-from fastclip._dtypes import ANY_BOUNDS, CONVERSIONS, DTYPES, finite_range, numpy_dtype
+from fastclip._dtypes import (ANY_BOUNDS, CONVERSIONS, DTYPES, MASKED_CONVERSIONS,
+                              finite_range, numpy_dtype)
 from tests.reference import assert_same, assert_same_outcome, outcome, reference_clip
 
 ROWS = {r.name: numpy_dtype(r) for r in DTYPES}
@@ -193,6 +194,49 @@ def test_where_into_every_pair_is_fused_and_exact(src, dst):
             where = rng.random(n) < 0.5
             got, exp = both_where(x[:n], *bound_pairs(src, dst)[0], dst, where, **kwargs)
             assert_same_outcome(got, exp, messages=True, with_out=True)
+
+
+def line_offset_out(n, dst, offset):
+    """A garbage out of n elements of dst starting offset bytes past a
+    64-byte boundary, and an equal one elsewhere at the same offset."""
+    outs = []
+    for _ in range(2):
+        buf = np.full(n * dst.itemsize + 128, 0xA5, np.uint8)
+        start = -buf.ctypes.data % 64 + offset
+        outs.append(buf[start:start + n * dst.itemsize].view(dst))
+    return outs
+
+
+@pytest.mark.parametrize("src,dst", [(ROWS[s], ROWS[d]) for s, d in MASKED_CONVERSIONS],
+                         ids=[f"{s}->{d}" for s, d in MASKED_CONVERSIONS])
+def test_where_loops_of_their_own_at_every_offset(src, dst):
+    """The pairs whose where= loop stores straight into out
+    (csrc/convert.h FC_CONVERT_MASKED_*): out at every offset of its items
+    from a cache line (the loop does its head apart where it is long) and
+    lengths about its vectors, against NumPy; float32 sources with a NaN
+    in the head, the vectors and the tail, set and clear under the mask."""
+    rng = np.random.default_rng(15)
+    x = np.resize(sources(src, rng), 2051)      # 8-bit patterns repeated
+    rng.shuffle(x)
+    lo, hi = bound_pairs(src, dst)[2]
+    for n in (15, 16, 17, 33, 1100, 2051):
+        where = rng.random(n) < 0.5
+        for offset in range(0, 64, dst.itemsize):
+            got_out, exp_out = line_offset_out(n, dst, offset)
+            np.clip(x[:n], lo, hi, out=exp_out, where=where, casting="unsafe")
+            assert _ufunc._convert_for_tests(x[:n], lo, hi, got_out, "unsafe", where)
+            assert_same(got_out, exp_out)
+    if src.kind != "f":
+        return
+    n = 2051
+    for at in (0, 3, 40, 1000, n - 2):
+        y = x[:n].copy()
+        y[at] = np.nan
+        for where in (np.arange(n) == at, np.arange(n) != at):
+            got, exp = both_where(y, lo, hi, dst, where)
+            assert_same_outcome(got, exp, messages=True, with_out=True)
+            got_out, _ = line_offset_out(n, dst, 8)
+            assert not _ufunc._convert_for_tests(y, lo, hi, got_out, "unsafe", where)
 
 
 @pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"][::3],

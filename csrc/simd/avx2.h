@@ -497,4 +497,55 @@ static inline void fc_vi_maskstore(int w, void *p, fc_vi m, fc_vi v)
     }
 }
 
+/* ---- where= into an out as wide as x or wider (csrc/convert.h
+ * FC_CONVERT_MASKED): the where= bytes of FC_LANES_f32 elements as a mask of
+ * float32's lanes, and stores of 32-bit lanes under it, into 32-bit items or
+ * widened into doubles. vpmaskmovd/q's store is slow on AMD whatever the mask
+ * (csrc/masked.h), so a mask all set (for a double store, both halves') goes
+ * out by plain stores, as fc_blend_vector does. ---- */
+#define FC_SIMD_MASKED_CONVERT 1
+static inline fc_m_f32 fc_where_f32(const unsigned char *m)
+{
+    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)m));
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, _mm256_setzero_si256()));
+}
+static inline fc_v_u32 fc_load_u32(const uint32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline void fc_maskstore_u32(uint32_t *o, fc_m_f32 m, fc_v_u32 v)
+{
+    if (__builtin_expect(_mm256_movemask_ps(m) == 0xff, 0)) {
+        _mm256_storeu_si256((__m256i *)o, v);
+    }
+    else {
+        _mm256_maskstore_epi32((int *)o, _mm256_castps_si256(m), v);
+    }
+}
+static inline void fc_maskstore_f32(float *o, fc_m_f32 m, fc_v_f32 v)
+{
+    fc_maskstore_u32((uint32_t *)o, m, _mm256_castps_si256(v));
+}
+/* the two halves of a lane mask as masks of 64-bit lanes */
+static inline void fc_maskstore_f64x2(double *o, fc_m_f32 m, __m256d low, __m256d high)
+{
+    if (__builtin_expect(_mm256_movemask_ps(m) == 0xff, 0)) {
+        _mm256_storeu_pd(o, low);
+        _mm256_storeu_pd(o + 4, high);
+        return;
+    }
+    __m256i mi = _mm256_castps_si256(m);
+    _mm256_maskstore_pd(o, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mi)), low);
+    _mm256_maskstore_pd(o + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mi, 1)), high);
+}
+/* int32 lanes as doubles (exact) */
+static inline void fc_maskstore_f64_s32(double *o, fc_m_f32 m, fc_v_u32 v)
+{
+    fc_maskstore_f64x2(o, m, _mm256_cvtepi32_pd(_mm256_castsi256_si128(v)),
+                       _mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)));
+}
+/* float32 lanes as doubles (exact) */
+static inline void fc_maskstore_f64_f32(double *o, fc_m_f32 m, fc_v_f32 v)
+{
+    fc_maskstore_f64x2(o, m, _mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                       _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+}
+
 #endif

@@ -234,4 +234,51 @@ static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b)
                                     _mm512_packs_epi32(a, b));
 }
 
+/* ---- where= into an out as wide as x or wider (as in avx2.h): a masked
+ * store is one instruction at any lane width here ---- */
+#define FC_SIMD_MASKED_CONVERT 1
+static inline fc_m_f32 fc_where_f32(const unsigned char *m)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)m);
+    return _mm_test_epi8_mask(v, v);
+}
+static inline fc_v_u32 fc_load_u32(const uint32_t *p) { return _mm512_loadu_si512((const void *)p); }
+static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p)
+{
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+static inline fc_v_u32 fc_load_s32_s8(const int8_t *p)
+{
+    return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+static inline fc_v_u32 fc_load_s32_u16(const uint16_t *p)
+{
+    return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+}
+static inline fc_v_u32 fc_load_s32_s16(const int16_t *p)
+{
+    return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p));
+}
+static inline fc_v_f32 fc_cvt_f32_s32(fc_v_u32 v) { return _mm512_cvtepi32_ps(v); }
+static inline void fc_maskstore_u32(uint32_t *o, fc_m_f32 m, fc_v_u32 v)
+{
+    _mm512_mask_storeu_epi32(o, m, v);
+}
+static inline void fc_maskstore_f32(float *o, fc_m_f32 m, fc_v_f32 v)
+{
+    _mm512_mask_storeu_ps(o, m, v);
+}
+static inline void fc_maskstore_f64_s32(double *o, fc_m_f32 m, fc_v_u32 v)
+{
+    _mm512_mask_storeu_pd(o, (__mmask8)m, _mm512_cvtepi32_pd(_mm512_castsi512_si256(v)));
+    _mm512_mask_storeu_pd(o + 8, (__mmask8)(m >> 8),
+                          _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(v, 1)));
+}
+static inline void fc_maskstore_f64_f32(double *o, fc_m_f32 m, fc_v_f32 v)
+{
+    _mm512_mask_storeu_pd(o, (__mmask8)m, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+    _mm512_mask_storeu_pd(o + 8, (__mmask8)(m >> 8),
+                          _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
+}
+
 #endif

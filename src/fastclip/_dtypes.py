@@ -269,6 +269,31 @@ def conversion_macro(src, dst, rounding=None):
     return f"FC_CONVERT({name}, {s.c_type}, {dst}, {cvt}, {ok})"
 
 
+# where= into an out of another dtype (csrc/convert.h fc_convert_masked):
+# the pairs with a loop of masked stores straight into out, widenings into
+# 32- and 64-bit items, where the vector layer has masked stores (AVX2,
+# AVX-512). The others go through an L1 buffer and a blend, which doubles the
+# stores (csrc/convert.h has the timings).
+MASKED_CONVERSIONS = [
+    *((src, dst) for src in ("ubyte", "byte", "ushort", "short") for dst in ("int", "float", "double")),
+    ("int", "float"), ("int", "double"), ("float", "double"),
+]
+assert set(MASKED_CONVERSIONS) <= set(CONVERSIONS)
+
+
+def masked_conversion_macro(src, dst):
+    """The csrc/convert.h call that writes pair (src, dst)'s where= loop, or
+    None (a pair of another kind: the buffer's way)."""
+    if (src, dst) not in MASKED_CONVERSIONS:
+        return None
+    name = conversion_loop_name(src, dst, None)
+    if src == "float":
+        return f"FC_CONVERT_MASKED_FLOAT_DOUBLE({name})"
+    rows = {r.name: r for r in DTYPES}
+    return (f"FC_CONVERT_MASKED_INT({name}, {rows[src].c_type}, {rows[dst].c_type}, "
+            f"FC_MASKED_LOAD_{src}, FC_MASKED_STORE_{dst})")
+
+
 # The 16- and 8-bit float formats: the largest magnitude that is not a NaN, as
 # bits (infinity; the largest finite value in float8_e4m3fn, which has no
 # infinity and whose only NaN is S.1111.111). A NaN is (bits & ~sign) > this.
