@@ -41,7 +41,11 @@ static inline void fc_store_n_f32(float *p, int n, fc_v_f32 v)
     _mm256_maskstore_ps(p, fc_first_lanes_32(n), v);
 }
 /* vmaxps(a, b) is a > b ? a : b and vminps(a, b) a < b ? a : b: the second
- * operand on a NaN or a tie (Intel SDM, MAXPS/MINPS) */
+ * operand on a NaN or a tie (Intel SDM, MAXPS/MINPS); a NaN operand, quiet
+ * or not, raises the invalid flag (the SDM's "Invalid (including QNaN Source
+ * Operand)"; so on AMD Zen 4, by a C test), which a loop may read instead of
+ * comparing (FC_GTSEL_FLAGS_NAN) */
+#define FC_GTSEL_FLAGS_NAN 1
 static inline fc_v_f32 fc_gtsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_max_ps(a, b); }
 static inline fc_v_f32 fc_ltsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm256_min_ps(a, b); }
 static inline fc_m_f32 fc_isnan_f32(fc_v_f32 v) { return _mm256_cmp_ps(v, v, _CMP_UNORD_Q); }

@@ -37,6 +37,8 @@ static inline void fc_store_n_f32(float *p, int n, fc_v_f32 v)
     _mm_storeu_ps(buf, v);
     memcpy(p, buf, (size_t)n * sizeof(float));
 }
+/* maxps/minps: as in avx2.h, a NaN operand raises the invalid flag */
+#define FC_GTSEL_FLAGS_NAN 1
 static inline fc_v_f32 fc_gtsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm_max_ps(a, b); }
 static inline fc_v_f32 fc_ltsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm_min_ps(a, b); }
 static inline fc_m_f32 fc_isnan_f32(fc_v_f32 v) { return _mm_cmpunord_ps(v, v); }
