@@ -30,7 +30,9 @@ static inline void fc_store_n_f32(float *p, int n, fc_v_f32 v)
     _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), v);
 }
 /* vmaxps(a, b) is a > b ? a : b and vminps(a, b) a < b ? a : b: the second
- * operand on a NaN or a tie (Intel SDM, MAXPS/MINPS) */
+ * operand on a NaN or a tie (Intel SDM, MAXPS/MINPS); a NaN operand raises
+ * the invalid flag, as in avx2.h */
+#define FC_GTSEL_FLAGS_NAN 1
 static inline fc_v_f32 fc_gtsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm512_max_ps(a, b); }
 static inline fc_v_f32 fc_ltsel_f32(fc_v_f32 a, fc_v_f32 b) { return _mm512_min_ps(a, b); }
 static inline fc_m_f32 fc_isnan_f32(fc_v_f32 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
