@@ -504,7 +504,8 @@ FC_CVT_VECTOR_NONE(longlong_int)
 FC_CVT_VECTOR_NONE(longlong_double)
 #endif
 #if FC_SIMD_CONVERT_SMALL_INTS
-/* 8- and 16-bit integers into int32, float32 and float64 (AVX2, sse42):
+/* 8- and 16-bit integers into int32, float32 and float64 (AVX2, sse42,
+ * AVX-512, csrc/simd/avx512.h has its figures):
  * widened into 32-bit lanes as loaded, clipped there (min(max(x, lo), hi),
  * the scalar rule for integers), then converted (exactly) and stored. GCC
  * clipped the bytes, then widened them by a cascade of unpacks: AVX2 build
