@@ -440,15 +440,13 @@ static inline npy_intp fc_double_float_flagged(npy_intp i, const double *x, floa
     if (whole == i) {
         return i;
     }
-    if (fetestexcept(FE_INVALID)) {
-        feclearexcept(FE_INVALID);
-    }
+    fc_invalid_seen();      /* clears an earlier operation's flag */
     for (; i < whole; i++) {
         double v = x[i];
         FC_CLIP(v, lo, hi);
         o[i] = (float)v;
     }
-    if (fetestexcept(FE_INVALID)) {
+    if (fc_invalid_seen()) {
         *nan = 1;
     }
     return whole;

@@ -26,12 +26,12 @@
 #ifndef FASTCLIP_CONVERT_VECTOR_H
 #define FASTCLIP_CONVERT_VECTOR_H
 
-#include <fenv.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <numpy/npy_common.h>
+#include "fpstatus.h"
 #include "simd/simd.h"
 
 #if FC_SIMD && defined(FC_SIMD_CONVERSIONS)
@@ -651,9 +651,7 @@ static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_
     if (whole == 0) {
         return 0;
     }
-    if (fetestexcept(FE_INVALID)) {
-        feclearexcept(FE_INVALID);
-    }
+    fc_invalid_seen();      /* clears an earlier operation's flag */
 #endif
     for (; i < whole; i += step) {
         fc_v_f64 ca = fc_clip_group_f64(x + i, s->lo64, s->hi64);
@@ -664,7 +662,7 @@ static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_
         fc_store_f32_f64x2(o + i, ca, cb);
     }
 #if defined(FC_GTSEL_FLAGS_NAN)
-    if (fetestexcept(FE_INVALID)) {
+    if (fc_invalid_seen()) {
         s->nan64 = fc_isnan_f64(fc_set1_f64(NAN));      /* every lane */
     }
 #endif

@@ -43,6 +43,18 @@ static inline int fc_overflow_seen(void)
     return 0;
 }
 
+/* The same for the invalid flag: the loops whose clip raises it on a NaN
+ * (csrc/simd FC_GTSEL_FLAGS_NAN) call it before, to clear an earlier
+ * operation's, and after, to learn whether they met one. */
+static inline int fc_invalid_seen(void)
+{
+    if (fetestexcept(FE_INVALID)) {
+        feclearexcept(FE_INVALID);
+        return 1;
+    }
+    return 0;
+}
+
 /* Whether n IEEE floats of itemsize 2, 4 or 8 hold a signaling NaN (all
  * exponent bits set, a nonzero significand whose top bit is clear). Casting
  * one to a wider float raises FE_INVALID, which NumPy reports under the name
