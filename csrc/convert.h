@@ -223,6 +223,9 @@ static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *o
  * the same in int32) and stored under the step's where= bytes, the rest
  * element by element. fc_cvtm_NAME. */
 #if defined(FC_SIMD_MASKED_CONVERT)
+#if !defined(FC_GTSEL_FLAGS_NAN)
+#error "FC_CONVERT_MASKED_FLOAT_DOUBLE reads the invalid flag for a NaN"
+#endif
 #define FC_MASKED_LOOP(NAME) fc_cvtm_##NAME
 /* the elements [i, end) one by one */
 #define FC_CONVERT_MASKED_SCALAR(S, D, end)                                    \
@@ -264,17 +267,19 @@ static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *o
             STORE(o + i, fc_where_f32(mask + i), v);                           \
         }                                                                      \
     FC_CONVERT_MASKED_TAIL(S, D)
-/* float32 -> float64: a NaN ends the loop (the call is NumPy's) */
+/* float32 -> float64: a NaN met in the vectors noted by the invalid flag
+ * their clip raises (FC_GTSEL_FLAGS_NAN, which both layers with masked
+ * stores have), as the float64 -> float32 loops do (the call is then
+ * NumPy's) */
 #define FC_CONVERT_MASKED_FLOAT_DOUBLE(NAME)                                   \
     FC_CONVERT_MASKED_HEAD(NAME, float, double)                                \
         const fc_v_f32 vlo = fc_set1_f32(lo), vhi = fc_set1_f32(hi);           \
+        fc_invalid_seen();      /* clears an earlier operation's flag */       \
         for (; i + FC_LANES_f32 <= n; i += FC_LANES_f32) {                     \
             fc_v_f32 v = fc_ltsel_f32(vhi, fc_gtsel_f32(vlo, fc_load_f32(x + i))); \
-            if (fc_any_mask_f32(fc_isnan_f32(v))) {                            \
-                return 1;                                                      \
-            }                                                                  \
             fc_maskstore_f64_f32(o + i, fc_where_f32(mask + i), v);            \
         }                                                                      \
+        nan |= fc_invalid_seen();                                              \
     FC_CONVERT_MASKED_TAIL(float, double)
 /* the stores, by destination */
 #define FC_MASKED_STORE_int(o, m, v) fc_maskstore_u32((uint32_t *)(o), (m), (v))

@@ -236,15 +236,15 @@ static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b)
                                     _mm512_packs_epi32(a, b));
 }
 
-/* ---- where= into an out as wide as x or wider (as in avx2.h): a masked
- * store is one instruction at any lane width here ---- */
-#define FC_SIMD_MASKED_CONVERT 1
-static inline fc_m_f32 fc_where_f32(const unsigned char *m)
-{
-    __m128i v = _mm_loadu_si128((const __m128i *)m);
-    return _mm_test_epi8_mask(v, v);
-}
-static inline fc_v_u32 fc_load_u32(const uint32_t *p) { return _mm512_loadu_si512((const void *)p); }
+/* ---- 8- and 16-bit integers into int32, float32 and float64 by the layer
+ * (csrc/convert_vector.h), as at AVX2: GCC's 512-bit loops took 9-15% more
+ * time for the float destinations (n=1e5 out=, AMD Zen 4, one thread,
+ * old and new builds: uint8 -> float64 12.6 -> 10.9-11.3 us, numba's loop
+ * 0.89x -> 1.03-1.16x; int8 -> float64 12.5 -> 10.9-11.3; int16 -> float64
+ * 13.3 -> 11.9-12.2; uint8 -> float32 5.4 -> 4.8-5.3), the int32 ones
+ * alike: as many elements as float32 lanes, loaded and widened into 32-bit
+ * lanes, and those lanes converted and stored ---- */
+#define FC_SIMD_CONVERT_SMALL_INTS 1
 static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p)
 {
     return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
@@ -262,19 +262,22 @@ static inline fc_v_u32 fc_load_s32_s16(const int16_t *p)
     return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p));
 }
 static inline fc_v_f32 fc_cvt_f32_s32(fc_v_u32 v) { return _mm512_cvtepi32_ps(v); }
-/* 8- and 16-bit integers into int32, float32 and float64 by the layer
- * (csrc/convert_vector.h), as at AVX2: GCC's 512-bit loops took 9-15% more
- * time for the float destinations (n=1e5 out=, AMD Zen 4, one thread,
- * old and new builds: uint8 -> float64 12.6 -> 10.9-11.3 us, numba's loop
- * 0.89x -> 1.03-1.16x; int8 -> float64 12.5 -> 10.9-11.3; int16 -> float64
- * 13.3 -> 11.9-12.2; uint8 -> float32 5.4 -> 4.8-5.3), the int32 ones alike */
-#define FC_SIMD_CONVERT_SMALL_INTS 1
 static inline void fc_store_u32(uint32_t *p, fc_v_u32 v) { _mm512_storeu_si512((void *)p, v); }
 static inline void fc_store_f64_s32(double *o, fc_v_u32 v)
 {
     _mm512_storeu_pd(o, _mm512_cvtepi32_pd(_mm512_castsi512_si256(v)));
     _mm512_storeu_pd(o + 8, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(v, 1)));
 }
+
+/* ---- where= into an out as wide as x or wider (as in avx2.h): a masked
+ * store is one instruction at any lane width here ---- */
+#define FC_SIMD_MASKED_CONVERT 1
+static inline fc_m_f32 fc_where_f32(const unsigned char *m)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)m);
+    return _mm_test_epi8_mask(v, v);
+}
+static inline fc_v_u32 fc_load_u32(const uint32_t *p) { return _mm512_loadu_si512((const void *)p); }
 static inline void fc_maskstore_u32(uint32_t *o, fc_m_f32 m, fc_v_u32 v)
 {
     _mm512_mask_storeu_epi32(o, m, v);
