@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -211,3 +212,28 @@ def test_with_threads_sets_the_threads_for_every_timed_call():
     finally:
         fastclip.set_num_threads(before)
     assert seen == {1: {1}, 2: {2}}
+
+
+def test_a_programs_clip_calls_are_timed_as_it_is_and_patched(monkeypatch):
+    """The programs section times a program's np.clip calls inside it: NumPy's
+    as it is, fastclip's under the patch, and leaves numpy.clip as it was."""
+    from fastclip.bench import sections
+
+    ran, wrappers = [], {}
+    for name, f in (("numpy", np.clip), ("fastclip", fastclip.clip)):
+        def slow(*args, f=f, name=name, **kwargs):
+            time.sleep(0.004)
+            ran.append(name)
+            return f(*args, **kwargs)
+        wrappers[name] = slow
+        monkeypatch.setattr(*((np, "clip") if name == "numpy" else (fastclip, "clip")), slow)
+    x = np.arange(10.0)
+
+    def program():
+        np.clip(x, 2, 5)
+        time.sleep(0.004)
+    result = sections._clip_seconds(program, repeats=3)
+    assert sorted(ran) == ["fastclip"] * 3 + ["numpy"] * 3
+    assert 0.3 < result["clip_share"] < 0.7
+    assert all(0.004 <= s < 0.04 for s in result["clip_seconds"].values())
+    assert np.clip is wrappers["numpy"]
