@@ -237,3 +237,26 @@ def test_a_programs_clip_calls_are_timed_as_it_is_and_patched(monkeypatch):
     assert 0.3 < result["clip_share"] < 0.7
     assert all(0.004 <= s < 0.04 for s in result["clip_seconds"].values())
     assert np.clip is wrappers["numpy"]
+
+
+def test_idle_times_torch_in_turn_with_the_others(monkeypatch):
+    # a slow spell on a shared host must fall on every contender alike: the
+    # peer's series come between the others', not after all of them
+    from fastclip.bench import sections
+
+    ran = []
+
+    class FakePeers:
+        torch = object()
+
+        def torch_clamp(self, x, lo, hi, out):
+            return lambda: ran.append("torch.clamp")
+
+    monkeypatch.setattr(np, "clip", lambda *args, **kwargs: ran.append("np.clip"))
+    monkeypatch.setattr(fastclip, "clip", lambda *args, **kwargs: ran.append("fastclip"))
+    rows = sections.idle(FakePeers(), repeats=3, sizes=(1024,), gaps_ms=(0,), series=2,
+                         warm=1, settle_s=0)
+    assert {"np.clip", "torch.clamp", "fastclip 1 thread"} <= set(rows[0]["seconds"])
+    assert ran.count("torch.clamp") == ran.count("np.clip") == 3 * 2
+    first_torch = ran.index("torch.clamp")
+    assert "fastclip" in ran[first_torch:] and "np.clip" in ran[first_torch:]
