@@ -116,6 +116,8 @@ def threads(peers, repeats, progress=None):
 
 IDLE_SIZES = (2**18, 2**20, 2**22, 2**24)
 IDLE_GAPS_MS = (0, 2, 20, 50)
+# From this gap on, the contenders take turns call by call (see idle)
+IDLE_CALL_TURNS_MS = 20
 
 
 def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm=3,
@@ -140,24 +142,33 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
     noisy spell on this shared host fell on one side only (float32 back to
     back, torch / fastclip on all threads, AMD EPYC Zen 4: 0.87x at 2**22
     with torch's series after, 1.06x, IQR 1.04-1.12, with 20 interleaved
-    repeats of the series)."""
+    repeats of the series).
+
+    Gaps of IDLE_CALL_TURNS_MS and more outlast every thread's spin
+    (fastclip's helpers 5 ms, csrc/parallel.h FC_SPIN_NS; torch's OpenMP
+    workers less), so each call meets sleeping threads whoever called last,
+    and the contenders take turns call by call, as many calls each as the
+    series would count (the first round not counted). Series by series, 13
+    calls of 20-50 ms gaps an hour apart in one series: fastclip on all
+    threads / one thread read 0.93-1.15 from run to run; call by call, 60-80
+    rounds: 1.01-1.07 (AMD EPYC Zen 4)."""
     from fastclip import _threads
     all_threads = _threads._available_cpus()
     rng = np.random.default_rng(3)
     rows = []
     before = fastclip.get_num_threads()
 
-    def run_series(f, gap):
+    def run_series(f, gap, calls=series, warm_calls=warm, settle=settle_s):
         times = []
         _before_batch(f)()
-        time.sleep(settle_s)
-        for _ in range(series):
+        time.sleep(settle)
+        for _ in range(calls):
             if gap:
                 time.sleep(gap / 1000)
             t0 = time.perf_counter()
             f()
             times.append(time.perf_counter() - t0)
-        return times[warm:]
+        return times[warm_calls:]
 
     try:
         for n in sizes:
@@ -171,12 +182,20 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
                      "np.clip": lambda: np.clip(x, -0.5, 0.5, out=out)}
             if peers.torch is not None:
                 funcs["torch.clamp"] = peers.torch_clamp(x, -0.5, 0.5, out)
+            names = list(funcs)
             for gap in gaps_ms:
                 _say(progress, f"[idle] n=2**{n.bit_length() - 1} gap {gap} ms")
                 samples = {k: [] for k in funcs}
-                for r in range(repeats):
-                    for k in (list(funcs) if r % 2 == 0 else list(funcs)[::-1]):
-                        samples[k] += run_series(funcs[k], gap)
+                if gap >= IDLE_CALL_TURNS_MS:
+                    for r in range(1 + repeats * (series - warm)):
+                        for k in names[r % len(names):] + names[:r % len(names)]:
+                            t = run_series(funcs[k], gap, calls=1, warm_calls=0, settle=0)
+                            if r > 0:
+                                samples[k] += t
+                else:
+                    for r in range(repeats):
+                        for k in (names if r % 2 == 0 else names[::-1]):
+                            samples[k] += run_series(funcs[k], gap)
                 rows.append({"n": n, "gap_ms": gap, "threads": all_threads,
                              "seconds": {k: statistics.median(v) for k, v in samples.items()}})
     finally:
