@@ -87,4 +87,7 @@ def _pool_for_tests(split_every_call=None):
 def thread_pool():
     """csrc/parallel.h's fc_parallel_range (this module owns the process's
     helper threads), as a capsule for the kernel module's configure_threads."""
-    return PyCapsule_New(fc_parallel_range_address(), "fastclip.parallel_range", NULL)
+    capsule = PyCapsule_New(fc_parallel_range_address(), "fastclip.parallel_range", NULL)
+    # and the pool's state a kernel module may read (csrc/parallel.h fc_pool_hint_t)
+    PyCapsule_SetContext(capsule, fc_pool_hint_address())
+    return capsule
