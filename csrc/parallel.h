@@ -191,6 +191,25 @@ typedef struct {
     long last_end_ns;       /* when the last split call ended */
 } fc_pool_hint_t;
 
+#if FC_POOL
+/* Runs the call on the caller and returns 1 where the pool is idle and the
+ * last split call ended a helper's spin ago or more: what the owner's path
+ * would do, waking no helper for the next call (fc_pool_retire). For the
+ * kernel modules before they call into the owner, and for the owner's own
+ * callers (the walks) before its lock. */
+static inline int fc_pool_alone_after_pause(fc_pool_hint_t *hint, fc_range_fn fn, void *ctx,
+                                            npy_intp total, npy_intp work_bytes)
+{
+    if (hint == NULL || work_bytes >= FC_WAKE_EARLY_BYTES || !fc_load_int(&hint->idle)
+            || fc_now_ns() - fc_load_long(&hint->last_end_ns) < FC_SPIN_NS) {
+        return 0;
+    }
+    fn(ctx, 0, total);
+    fc_store_long(&hint->last_end_ns, fc_now_ns());
+    return 1;
+}
+#endif
+
 #ifdef FC_POOL_OWNER
 #if FC_POOL
 
@@ -473,6 +492,9 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         return;
     }
 #if FC_POOL
+    if (fc_pool_alone_after_pause(&fc_pool_hint, fn, ctx, total, work_bytes)) {
+        return;
+    }
     /* chunks: about FC_CHUNKS_PER_PART per part, each a multiple of grain,
      * at most FC_MAX_CHUNK_GRAINS grains */
     npy_intp per_chunk = (units + (npy_intp)nthreads * FC_CHUNKS_PER_PART - 1)
@@ -604,17 +626,8 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         return;
     }
 #if FC_POOL
-    fc_pool_hint_t *hint = fc_load_hint(&fc_pool_hint_owner);
-    if (hint != NULL && work_bytes < FC_WAKE_EARLY_BYTES && fc_load_int(&hint->idle)) {
-        long started_ns = fc_now_ns();
-        if (started_ns - fc_load_long(&hint->last_end_ns) >= FC_SPIN_NS) {
-            /* the pool idle, and the last split call a helper's spin ago or
-             * more: the caller alone, as the owner would run it, and no
-             * helper to wake for the next (fc_pool_hint_t says why) */
-            fn(ctx, 0, total);
-            fc_store_long(&hint->last_end_ns, fc_now_ns());
-            return;
-        }
+    if (fc_pool_alone_after_pause(fc_load_hint(&fc_pool_hint_owner), fn, ctx, total, work_bytes)) {
+        return;
     }
 #endif
     owner(fn, ctx, total, grain, nthreads, work_bytes);
