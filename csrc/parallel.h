@@ -457,7 +457,10 @@ static void fc_pool_wake(void)
  * caller's calls 20 and 50 ms apart (float32 2**22 out=, AVX2 build on AMD
  * Zen 4, all threads / one thread, 12 medians of 7 series each) 0.98-1.18,
  * median 1.085, against 0.95-1.28, median 0.995, without that wake-up; a
- * burst of large calls after a pause finds them awake from its third call. */
+ * burst of large calls after a pause finds them awake from its third call.
+ * The wake-up itself costs the caller 35-40 us after a pause (its system
+ * calls, cold), more than a 1 MiB call's margin over np.clip: a known cost,
+ * docs/performance.md "The call that wakes the helpers". */
 static void fc_pool_retire(long started_ns)
 {
     fc_pool.busy = 0;
