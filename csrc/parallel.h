@@ -168,6 +168,20 @@ static inline int fc_output_fresh(const char *out, npy_intp out_bytes)
  * runtimes spin longer by default (libgomp: GOMP_SPINCOUNT). */
 #define FC_SPIN_NS 5000000L
 
+/* When sleeping helpers are woken in a burst of split calls (calls less than
+ * FC_SPIN_NS apart after a pause). The wake-up costs the caller 35-40 us on
+ * a 2-vCPU VM, and a woken helper takes 50-300 us more to join
+ * (docs/performance.md, "The call that wakes the helpers"), so it is made
+ * only where this much of the burst is still to come: where the burst
+ * before this one ran on that long past this point (a loop's frames
+ * repeat), or, once this burst has outlasted the one before, where it has
+ * run that long itself (over more than one call): rent the skis until the
+ * rent would have bought them ten times over, so a burst that ends right
+ * after paying the wake-up has run at most about 1.1x one thread's time. */
+#ifndef FC_WAKE_WORTH_NS
+#define FC_WAKE_WORTH_NS 400000L
+#endif
+
 #if FC_POOL
 static inline long fc_now_ns(void)
 {
@@ -178,9 +192,10 @@ static inline long fc_now_ns(void)
 #endif
 
 /* What a kernel module reads of the owner's pool, without its lock, to run
- * a call that finds the pool idle after a pause on the caller alone without
- * entering the owner's code: the owner would run it alone too and wake no
- * helper (fc_parallel_range, fc_pool_retire), and its path (a call into
+ * a call that finds the pool idle after a pause, or in the burst that
+ * follows one while it wants no helper, on the caller alone without entering
+ * the owner's code: the owner would run it alone too and wake no helper
+ * (fc_parallel_range, fc_pool_retire), and its path (a call into
  * another module, the lock, the checks) cost 5.3 us after a 20 ms pause
  * against 1.6 us inside it (rdtsc around each part, float32 2**18 out=,
  * AVX2 build, AMD Zen 4): code and data fetched cold after the pause. Only
@@ -189,19 +204,41 @@ static inline long fc_now_ns(void)
 typedef struct {
     int idle;               /* helpers started, every one asleep, no test forcing splits */
     long last_end_ns;       /* when the last split call ended */
+    long burst_start_ns;    /* when the first call after the last pause started */
+    long last_burst_ns;     /* how long the burst before that one ran */
 } fc_pool_hint_t;
 
 #if FC_POOL
+/* Whether the burst at `now` wants its sleeping helpers (FC_WAKE_WORTH_NS) */
+static inline int fc_burst_wants_helpers(fc_pool_hint_t *hint, long now)
+{
+    long age = now - fc_load_long(&hint->burst_start_ns), last = fc_load_long(&hint->last_burst_ns);
+    int past_first_call = fc_load_long(&hint->last_end_ns) > fc_load_long(&hint->burst_start_ns);
+    return last - age >= FC_WAKE_WORTH_NS
+           || (past_first_call && age >= FC_WAKE_WORTH_NS && age > last);
+}
+
 /* Runs the call on the caller and returns 1 where the pool is idle and the
- * last split call ended a helper's spin ago or more: what the owner's path
- * would do, waking no helper for the next call (fc_pool_retire). For the
- * kernel modules before they call into the owner, and for the owner's own
- * callers (the walks) before its lock. */
+ * burst the call is in wants no helper yet (a pause before the call starts a
+ * burst): what the owner's path would do, waking no helper for the next call
+ * (fc_pool_retire). For the kernel modules before they call into the owner,
+ * and for the owner's own callers (the walks) before its lock. */
 static inline int fc_pool_alone_after_pause(fc_pool_hint_t *hint, fc_range_fn fn, void *ctx,
                                             npy_intp total, npy_intp work_bytes)
 {
-    if (hint == NULL || work_bytes >= FC_WAKE_EARLY_BYTES || !fc_load_int(&hint->idle)
-            || fc_now_ns() - fc_load_long(&hint->last_end_ns) < FC_SPIN_NS) {
+    if (hint == NULL) {
+        return 0;
+    }
+    long now = fc_now_ns(), last_end = fc_load_long(&hint->last_end_ns);
+    long burst_start = fc_load_long(&hint->burst_start_ns);
+    /* a pause: a burst starts (not again when the owner's path, entered
+     * from a kernel module, asks once more for the same call) */
+    if (now - last_end >= FC_SPIN_NS && now - burst_start >= FC_SPIN_NS) {
+        fc_store_long(&hint->last_burst_ns, last_end - burst_start);
+        fc_store_long(&hint->burst_start_ns, now);
+    }
+    if (work_bytes >= FC_WAKE_EARLY_BYTES || !fc_load_int(&hint->idle)
+            || fc_burst_wants_helpers(hint, now)) {
         return 0;
     }
     fn(ctx, 0, total);
@@ -250,7 +287,7 @@ static struct {
 } fc_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
              NULL, 0, 0, 0, 0, 0, 0, 0, 0};
 
-static fc_pool_hint_t fc_pool_hint = {0, 0};
+static fc_pool_hint_t fc_pool_hint = {0, 0, 0, 0};
 
 /* Under the lock (or in a forked child, alone): fc_pool_hint.idle again */
 static void fc_pool_hint_idle(void)
@@ -443,32 +480,31 @@ static void fc_pool_wake(void)
         }
     }
 #endif
-    fc_pool.pokes++;
+    fc_store_ulong(&fc_pool.pokes, fc_pool.pokes + 1);
     pthread_cond_broadcast(&fc_pool.wake);
 }
 
 /* Under the lock, at the end of a split call. Sleeping helpers are woken for
- * the calls that follow, not for this one, and only when this call started
- * less than a helper's spin (FC_SPIN_NS) after the last one ended: then one wake-up keeps
- * them spinning from call to call. Further apart, they would be asleep again
- * by the next call, and the wake-up is a cost for nothing (a VM's halted
- * vCPUs need an interrupt to wake). That holds for large calls too: woken
+ * the calls that follow, not for this one, and only in a burst that wants
+ * them (fc_burst_wants_helpers), whose calls come less than a helper's spin
+ * (FC_SPIN_NS) apart: then one wake-up keeps them spinning from call to
+ * call. A call alone after each pause never wakes them: they would be
+ * asleep again by the next call, and the wake-up is a cost for nothing (a
+ * VM's halted vCPUs need an interrupt to wake). That holds for large calls too: woken
  * after every 16 MiB call whatever the gap, as they were, helpers cost the
  * caller's calls 20 and 50 ms apart (float32 2**22 out=, AVX2 build on AMD
  * Zen 4, all threads / one thread, 12 medians of 7 series each) 0.98-1.18,
  * median 1.085, against 0.95-1.28, median 0.995, without that wake-up; a
- * burst of large calls after a pause finds them awake from its third call.
- * The wake-up itself costs the caller 35-40 us after a pause (its system
- * calls, cold), more than a 1 MiB call's margin over np.clip: a known cost,
- * docs/performance.md "The call that wakes the helpers". */
-static void fc_pool_retire(long started_ns)
+ * burst of large calls after a pause finds them awake from its second call
+ * where the burst before it ran as long, else from its third
+ * (fc_burst_wants_helpers). */
+static void fc_pool_retire(void)
 {
     fc_pool.busy = 0;
-    if (fc_pool.sleeping
-            && started_ns - __atomic_load_n(&fc_pool_hint.last_end_ns, __ATOMIC_RELAXED) < FC_SPIN_NS) {
+    if (fc_pool.sleeping && fc_burst_wants_helpers(&fc_pool_hint, fc_now_ns())) {
         fc_pool_wake();
     }
-    __atomic_store_n(&fc_pool_hint.last_end_ns, fc_now_ns(), __ATOMIC_RELAXED);
+    fc_store_long(&fc_pool_hint.last_end_ns, fc_now_ns());
 }
 #endif
 
@@ -520,7 +556,6 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         job.parts[p].end = chunks * (p + 1) / nthreads;
     }
 
-    long started_ns = fc_now_ns();
     fc_pool_lock();
     if (fc_pool.busy || fc_pool_start_helpers(nthreads - 1) == 0) {
         /* another caller's job is running (the main-thread rule makes that
@@ -538,7 +573,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         pthread_mutex_unlock(&fc_pool.lock);
         fn(ctx, 0, total);
         fc_pool_lock();
-        fc_pool_retire(started_ns);
+        fc_pool_retire();
         pthread_mutex_unlock(&fc_pool.lock);
         return;
     }
@@ -571,7 +606,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     for (int i = 0; __atomic_load_n(&job.active, __ATOMIC_ACQUIRE); i++) {
         fc_spin_step(i);            /* helpers that joined are leaving */
     }
-    fc_pool_retire(started_ns);
+    fc_pool_retire();
     pthread_mutex_unlock(&fc_pool.lock);
 #else   /* FC_POOL */
     /* an OpenMP region (Windows): one contiguous part per thread */
@@ -601,11 +636,13 @@ static void fc_pool_set_test_split(int on)
 static void *fc_pool_hint_address(void) { return &fc_pool_hint; }
 static int fc_pool_helpers(void) { return fc_pool.helpers; }
 static npy_intp fc_pool_helper_chunks(void) { return __atomic_load_n(&fc_pool.helper_chunks, __ATOMIC_RELAXED); }
+static unsigned long fc_pool_wakeups(void) { return fc_load_ulong(&fc_pool.pokes); }
 #else
 static void fc_pool_set_test_split(int on) { (void)on; }
 static void *fc_pool_hint_address(void) { return NULL; }
 static int fc_pool_helpers(void) { return 0; }
 static npy_intp fc_pool_helper_chunks(void) { return 0; }
+static unsigned long fc_pool_wakeups(void) { return 0; }
 #endif
 
 /* for the capsule that hands it to the kernel modules */

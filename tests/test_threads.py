@@ -54,7 +54,7 @@ def test_the_helper_does_part_of_a_split_call(split_everything):
     """The split really happens: chunks run on the helper thread, and every
     element is clipped once (a chunk lost or done twice in place would show:
     x * 2 - 1 clipped twice differs from clipped once)."""
-    started, before = _ufunc._pool_for_tests()
+    started, before, _ = _ufunc._pool_for_tests()
     a = np.arange(100_000, dtype=np.float64) / 50_000 - 1        # [-1, 1)
     for _ in range(20):
         x = a.copy()
@@ -63,7 +63,7 @@ def test_the_helper_does_part_of_a_split_call(split_everything):
         y = np.empty_like(a)
         fastclip.clip(a * 3, -0.25, 0.75, out=y)
         assert_same(y, np.clip(a * 3, -0.25, 0.75))
-    helpers, after = _ufunc._pool_for_tests()
+    helpers, after, _ = _ufunc._pool_for_tests()
     assert helpers >= 1
     assert after > before
 
@@ -235,6 +235,63 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         fastclip.clip(a, -0.5, 0.5, out=out)
         assert _ufunc._pool_for_tests()[1] == before
         assert_same(out, np.clip(a, -0.5, 0.5))
+    finally:
+        _threads._apply()
+
+
+#: csrc/parallel.h FC_WAKE_WORTH_NS, in seconds: how much of a burst must be
+#: still to come (or have run, once it outlasts the one before) for its
+#: sleeping helpers to be woken
+WAKE_WORTH_S = 400e-6
+
+
+@pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
+                    reason="no helper threads of fastclip's own, or one CPU")
+def test_a_burst_after_a_pause_wakes_the_helpers_only_where_that_repays_the_wake_up():
+    """Frames of split calls after pauses longer than the helpers' spin
+    (csrc/parallel.h, fc_burst_wants_helpers): a frame of a few short calls
+    wakes no helper (the wake-up would cost its caller more than a split
+    could save; the rule before woke them at the end of a burst's second
+    call); a long frame after short ones wakes them once it has run
+    FC_WAKE_WORTH_NS, not at its first call; a long frame after a long one
+    wakes them at the end of its first call."""
+    import time
+    fastclip.set_num_threads(2)
+    try:
+        # 1 MiB: split (fastclip.config()["parallel_min_bytes"])
+        x = np.random.default_rng(3).normal(size=1 << 18).astype(np.float32)
+
+        def frame(x, calls):
+            out = np.empty_like(x)
+            time.sleep(0.03)                        # > the helpers' spin: asleep
+            wakeups = [_ufunc._pool_for_tests()[2]]
+            started = time.perf_counter()
+            for _ in range(calls):
+                fastclip.clip(x, -0.5, 0.5, out=out)
+                wakeups.append(_ufunc._pool_for_tests()[2])
+            took = time.perf_counter() - started
+            assert_same(out, np.clip(x, -0.5, 0.5))
+            return [w - wakeups[0] for w in wakeups[1:]], took
+
+        frames = [frame(x, 2) for _ in range(9)]
+        # a frame counts where it and the one before ran well under the
+        # threshold (on a slow machine none may: the test skips)
+        counted = [woken[-1] for (_, before), (woken, took) in zip(frames, frames[1:])
+                   if before < WAKE_WORTH_S * 0.8 and took < WAKE_WORTH_S * 0.8]
+        if not counted:
+            pytest.skip(f"no frame of 2 calls of 1 MiB ran under {WAKE_WORTH_S * 0.8 * 1e6:.0f} us "
+                        f"(nor the one before it): {[round(took * 1e6) for _, took in frames]} us")
+        assert counted == [0] * len(counted), f"wake-ups in short frames: {counted}"
+
+        large = np.random.default_rng(4).normal(size=1 << 20).astype(np.float32)  # 4 MiB
+        for k in range(3):
+            woken, took = frame(large, 40)
+            assert took > 2 * WAKE_WORTH_S
+            assert woken[-1] >= 1, f"long frame {k}: no wake-up"
+            if k == 0:      # after short frames: not at its first call
+                assert woken[0] == 0, f"the first long frame woke them at its first call: {woken}"
+            else:           # after a long frame: at its first call
+                assert woken[0] >= 1, f"long frame {k} after a long one: wake-ups by call {woken}"
     finally:
         _threads._apply()
 

@@ -76,12 +76,13 @@ HAVE_THREAD_POOL = bool(FC_POOL)
 
 
 def _pool_for_tests(split_every_call=None):
-    """(helper threads started, chunks they have done); split_every_call=True
-    makes every split call wait for its helpers and cut chunks of any size
-    (tests of chunk edges), False restores the normal rules."""
+    """(helper threads started, chunks they have done, times sleeping helpers
+    were woken); split_every_call=True makes every split call wait for its
+    helpers and cut chunks of any size (tests of chunk edges), False restores
+    the normal rules."""
     if split_every_call is not None:
         fc_pool_set_test_split(1 if split_every_call else 0)
-    return fc_pool_helpers(), fc_pool_helper_chunks()
+    return fc_pool_helpers(), fc_pool_helper_chunks(), fc_pool_wakeups()
 
 
 def thread_pool():

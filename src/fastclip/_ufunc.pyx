@@ -71,6 +71,7 @@ cdef extern from "parallel.h":
     void fc_pool_set_test_split(int on) noexcept nogil
     int fc_pool_helpers() noexcept nogil
     npy_intp fc_pool_helper_chunks() noexcept nogil
+    unsigned long fc_pool_wakeups() noexcept nogil
 
 cdef extern from "walk.h":
     ctypedef struct fc_plan_t:
