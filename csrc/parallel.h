@@ -172,12 +172,17 @@ static inline int fc_output_fresh(const char *out, npy_intp out_bytes)
  * FC_SPIN_NS apart after a pause). The wake-up costs the caller 35-40 us on
  * a 2-vCPU VM, and a woken helper takes 50-300 us more to join
  * (docs/performance.md, "The call that wakes the helpers"), so it is made
- * only where this much of the burst is still to come: where the burst
- * before this one ran on that long past this point (a loop's frames
- * repeat), or, once this burst has outlasted the one before, where it has
- * run that long itself (over more than one call): rent the skis until the
+ * where FC_WAKE_AHEAD_NS of the burst is still to come, judged by the burst
+ * before this one (a loop's frames repeat): the helper then shares enough
+ * of the rest to repay it (frames of 12-16 float32 2**18 calls, 320-450 us,
+ * 0.83-0.97x one thread's time; at 400 us, 0.94-1.04x). Whatever came
+ * before, a burst that has outlasted the one before wakes them once it has
+ * run FC_WAKE_WORTH_NS over more than one call: rent the skis until the
  * rent would have bought them ten times over, so a burst that ends right
  * after paying the wake-up has run at most about 1.1x one thread's time. */
+#ifndef FC_WAKE_AHEAD_NS
+#define FC_WAKE_AHEAD_NS 250000L
+#endif
 #ifndef FC_WAKE_WORTH_NS
 #define FC_WAKE_WORTH_NS 400000L
 #endif
@@ -209,12 +214,12 @@ typedef struct {
 } fc_pool_hint_t;
 
 #if FC_POOL
-/* Whether the burst at `now` wants its sleeping helpers (FC_WAKE_WORTH_NS) */
+/* Whether the burst at `now` wants its sleeping helpers (FC_WAKE_AHEAD_NS) */
 static inline int fc_burst_wants_helpers(fc_pool_hint_t *hint, long now)
 {
     long age = now - fc_load_long(&hint->burst_start_ns), last = fc_load_long(&hint->last_burst_ns);
     int past_first_call = fc_load_long(&hint->last_end_ns) > fc_load_long(&hint->burst_start_ns);
-    return last - age >= FC_WAKE_WORTH_NS
+    return last - age >= FC_WAKE_AHEAD_NS
            || (past_first_call && age >= FC_WAKE_WORTH_NS && age > last);
 }
 

@@ -239,10 +239,11 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         _threads._apply()
 
 
-#: csrc/parallel.h FC_WAKE_WORTH_NS, in seconds: how much of a burst must be
-#: still to come (or have run, once it outlasts the one before) for its
-#: sleeping helpers to be woken
-WAKE_WORTH_S = 400e-6
+#: csrc/parallel.h FC_WAKE_AHEAD_NS and FC_WAKE_WORTH_NS, in seconds: how
+#: much of a burst must be still to come, judged by the burst before, or
+#: have run once it outlasts the one before, for its sleeping helpers to be
+#: woken
+WAKE_AHEAD_S, WAKE_WORTH_S = 250e-6, 400e-6
 
 
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
@@ -254,7 +255,7 @@ def test_a_burst_after_a_pause_wakes_the_helpers_only_where_that_repays_the_wake
     could save; the rule before woke them at the end of a burst's second
     call); a long frame after short ones wakes them once it has run
     FC_WAKE_WORTH_NS, not at its first call; a long frame after a long one
-    wakes them at the end of its first call."""
+    wakes them at the end of its first call (FC_WAKE_AHEAD_NS)."""
     import time
     fastclip.set_num_threads(2)
     try:
@@ -276,7 +277,7 @@ def test_a_burst_after_a_pause_wakes_the_helpers_only_where_that_repays_the_wake
         frames = [frame(x, 2) for _ in range(9)]
         # a frame counts where it and the one before ran well under the
         # threshold (on a slow machine, qemu's, none may: then that part skips)
-        quick = WAKE_WORTH_S * 0.8
+        quick = WAKE_AHEAD_S * 0.8
         counted = [woken[-1] for (_, before), (woken, took) in zip(frames, frames[1:])
                    if before < quick and took < quick]
         assert counted == [0] * len(counted), f"wake-ups in short frames: {counted}"
