@@ -205,7 +205,7 @@ static inline long fc_now_ns(void)
  * against 1.6 us inside it (rdtsc around each part, float32 2**18 out=,
  * AVX2 build, AMD Zen 4): code and data fetched cold after the pause. Only
  * the interpreter's main thread splits calls, so one thread at a time
- * reads and writes last_end_ns. */
+ * reads and writes the times below. */
 typedef struct {
     int idle;               /* helpers started, every one asleep, no test forcing splits */
     long last_end_ns;       /* when the last split call ended */
@@ -228,7 +228,7 @@ static inline int fc_burst_wants_helpers(fc_pool_hint_t *hint, long now)
  * burst): what the owner's path would do, waking no helper for the next call
  * (fc_pool_retire). For the kernel modules before they call into the owner,
  * and for the owner's own callers (the walks) before its lock. */
-static inline int fc_pool_alone_after_pause(fc_pool_hint_t *hint, fc_range_fn fn, void *ctx,
+static inline int fc_pool_run_alone(fc_pool_hint_t *hint, fc_range_fn fn, void *ctx,
                                             npy_intp total, npy_intp work_bytes)
 {
     if (hint == NULL) {
@@ -536,7 +536,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         return;
     }
 #if FC_POOL
-    if (fc_pool_alone_after_pause(&fc_pool_hint, fn, ctx, total, work_bytes)) {
+    if (fc_pool_run_alone(&fc_pool_hint, fn, ctx, total, work_bytes)) {
         return;
     }
     /* chunks: about FC_CHUNKS_PER_PART per part, each a multiple of grain,
@@ -671,7 +671,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         return;
     }
 #if FC_POOL
-    if (fc_pool_alone_after_pause(fc_load_hint(&fc_pool_hint_owner), fn, ctx, total, work_bytes)) {
+    if (fc_pool_run_alone(fc_load_hint(&fc_pool_hint_owner), fn, ctx, total, work_bytes)) {
         return;
     }
 #endif

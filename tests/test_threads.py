@@ -239,11 +239,8 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         _threads._apply()
 
 
-#: csrc/parallel.h FC_WAKE_AHEAD_NS and FC_WAKE_WORTH_NS, in seconds: how
-#: much of a burst must be still to come, judged by the burst before, or
-#: have run once it outlasts the one before, for its sleeping helpers to be
-#: woken
-WAKE_AHEAD_S, WAKE_WORTH_S = 250e-6, 400e-6
+#: csrc/parallel.h FC_WAKE_AHEAD_NS and FC_WAKE_WORTH_NS, in seconds, as built
+WAKE_AHEAD_S, WAKE_WORTH_S = _ufunc.WAKE_AHEAD_S, _ufunc.WAKE_WORTH_S
 
 
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
@@ -275,13 +272,13 @@ def test_a_burst_after_a_pause_wakes_the_helpers_only_where_that_repays_the_wake
             return [w - wakeups[0] for w in wakeups[1:]], took
 
         frames = [frame(x, 2) for _ in range(9)]
-        # a frame counts where it and the one before ran well under the
-        # threshold (on a slow machine, qemu's, none may: then that part skips)
-        quick = WAKE_AHEAD_S * 0.8
+        # a frame counts where the one before ran under FC_WAKE_AHEAD_NS and
+        # it under FC_WAKE_WORTH_NS (each burst lies inside the frame timed
+        # here); on a slow machine, qemu's, none may: then that part skips
         counted = [woken[-1] for (_, before), (woken, took) in zip(frames, frames[1:])
-                   if before < quick and took < quick]
+                   if before < WAKE_AHEAD_S and took < WAKE_WORTH_S]
         assert counted == [0] * len(counted), f"wake-ups in short frames: {counted}"
-        last_short_was_quick = frames[-1][1] < quick
+        last_short_was_quick = frames[-1][1] < WAKE_AHEAD_S
 
         large = np.random.default_rng(4).normal(size=1 << 20).astype(np.float32)  # 4 MiB
         for k in range(3):
@@ -294,7 +291,7 @@ def test_a_burst_after_a_pause_wakes_the_helpers_only_where_that_repays_the_wake
                 assert woken[0] >= 1, f"long frame {k} after a long one: wake-ups by call {woken}"
         if not counted:
             pytest.skip(f"the long frames hold; no frame of 2 calls of 1 MiB ran under "
-                        f"{quick * 1e6:.0f} us (nor the one before it): "
+                        f"{WAKE_WORTH_S * 1e6:.0f} us after one under {WAKE_AHEAD_S * 1e6:.0f} us: "
                         f"{[round(took * 1e6) for _, took in frames]} us")
     finally:
         _threads._apply()

@@ -75,6 +75,13 @@ cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
 HAVE_THREAD_POOL = bool(FC_POOL)
 
 
+#: when a burst of split calls wakes sleeping helpers, in seconds: that much
+#: of it still to come (judged by the burst before), or run once it has
+#: outlasted the one before (csrc/parallel.h, fc_burst_wants_helpers)
+WAKE_AHEAD_S = FC_WAKE_AHEAD_NS * 1e-9
+WAKE_WORTH_S = FC_WAKE_WORTH_NS * 1e-9
+
+
 def _pool_for_tests(split_every_call=None):
     """(helper threads started, chunks they have done, times sleeping helpers
     were woken); split_every_call=True makes every split call wait for its

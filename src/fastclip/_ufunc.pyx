@@ -72,6 +72,8 @@ cdef extern from "parallel.h":
     int fc_pool_helpers() noexcept nogil
     npy_intp fc_pool_helper_chunks() noexcept nogil
     unsigned long fc_pool_wakeups() noexcept nogil
+    long FC_WAKE_AHEAD_NS
+    long FC_WAKE_WORTH_NS
 
 cdef extern from "walk.h":
     ctypedef struct fc_plan_t:
