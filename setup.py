@@ -93,8 +93,8 @@ class BuildExt(build_ext):
     def finalize_options(self):
         super().finalize_options()
         # The extensions compile side by side, one a core: each kernel target
-        # is a large C file (compiling them on 2 cores: 58.5 s one at a time,
-        # 30.9 s two at a time; CI builds fastclip ten times).
+        # is a large C file, and two at a time on 2 cores take about half the
+        # time (CI builds fastclip ten times).
         if self.parallel is None:
             self.parallel = os.cpu_count() or 1
 

@@ -72,8 +72,8 @@ def target_arch(environ, platform_tag):
 #: levels of csrc/cpu_features.h). GCC and clang spell out each extension;
 #: sse42 is x86-64-v2 (SSE4.2, POPCNT; NumPy's own baseline from 2.4), for
 #: CPUs without AVX2: SSE2 alone has no 64-bit compare and no 32-bit min/max,
-#: and the baseline build's int64 and int32 loops ran at 0.56-0.87x np.clip
-#: (docs/performance.md). MSVC builds no sse42 (its /arch:SSE4.2 is recent);
+#: so the baseline build's int64 and int32 loops are slower than np.clip's
+#: own. MSVC builds no sse42 (its /arch:SSE4.2 is recent);
 #: MSVC's /arch:AVX2 also lets it use FMA and F16C, /arch:AVX512 means
 #: AVX-512 F/CD/BW/DQ/VL. The AVX-512 build vectorises at 256 bits (GCC's own
 #: choice for AVX-512 CPUs), with AVX-512's instructions and mask registers: a

@@ -116,14 +116,8 @@ static int fc_convert_streamed(const fc_convert_entry_t *e, const char *x, char 
  * straddle cache lines. A large array from malloc sits 16 bytes past a page
  * (glibc's header of an mmap'd chunk; np.empty(100_000) often does): one
  * 512-bit store in two lines each time, one 256-bit store in two every
- * other time. Zen 4, n=1e5, one thread, x and out at fixed distances,
- * three alternating rounds, out aligned / 16 bytes past (before -> after):
- * AVX2 int8 -> float64 11.5-13.4 / 13.3-16.2 us -> 11.8-12.3 / 11.9-12.1,
- * uint8 -> float32 5.2-6.8 / 6.5-7.9 -> 5.1-5.4 / 5.3-5.5, and the clip
- * loops (src/fastclip/_kernels.pyx.in scalar_run) int64 19.7-22.2 /
- * 20.9-23.6 -> 19.5-20.0 / 19.9-20.5, float64 17.8-18.7 / 18.2-20.2 ->
- * 18.1 / 18.0-18.1; AVX-512 int8 -> float64 12.2-12.7 / 13.2-13.8 ->
- * 12.5-13.2 / 12.5-13.3. Outputs narrower than the source store a vector
+ * other time (the clip loops do the same: src/fastclip/_kernels.pyx.in
+ * scalar_run). Outputs narrower than the source store a vector
  * every several loads and are left as they are; so are short calls, for
  * which a second call costs more. */
 static int fc_convert_aligned(const fc_convert_entry_t *e, const char *x, char *out,
@@ -188,13 +182,8 @@ static void fc_chain_range(void *ctx, npy_intp first, npy_intp last)
  * a buffer that stays in L1, then blend the buffer into out by the mask
  * (csrc/masked.h). Either way elements of out the mask leaves clear are never
  * written. NumPy runs such a call as its clip loop and a masked, buffered
- * cast, which these calls took too (through fastclip's ufunc): float32 ->
- * float64 n=1e5, half the mask set, 1.63 ms against np.clip's 1.54 ms. By
- * the buffer, np.clip's time over this one's, AMD Zen 4, AVX2 / AVX-512:
- * n=16 15.0x / 15.4x; n=1e5 17.3x / 45.2x (uint8 -> float64 19.8x / 51.5x,
- * float32 -> uint8 21.6x / 170x); 2**22 9.2x / 16.0x; numba's loop, with its
- * masked stores straight into out, took 0.65-0.88 of the time: the buffer
- * doubled the stores, which the pairs' own loops save. Returns nonzero when
+ * cast, two passes over out. The buffer doubles the stores, which the
+ * pairs' own loops save. Returns nonzero when
  * a NaN was met, out then partly written (the caller goes NumPy's way, which
  * writes every element the mask sets). */
 static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *out,
@@ -299,16 +288,14 @@ static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *o
 
 /* int64 and uint64 into double, rounded to nearest even as C's cast and
  * NumPy's: below AVX-512's vcvtqq2pd/vcvtuqq2pd x86 has no vector
- * instruction for it, and GCC converted element by element (int64 -> float64
- * n=1e5 out= at AVX2: 66 us, numba's loop 44 us). The value is split into
+ * instruction for it, and GCC converts element by element. The value is split into
  * its high and low 32 bits, each made a double exactly by putting it in the
  * mantissa of 2**84 and 2**52; the difference of the high one and those
  * offsets is exact, and adding the low one rounds once: GCC vectorises
  * these shifts, ors and two adds. An int64 is first offset by 2**63 (its
  * sign bit flipped) and the 2**63 taken off with the offsets. Below
  * SSE4.2 (the baseline build) the loop's 64-bit clip has no vector compare
- * (pcmpgtq), so it stays element by element and C's cast is the cheaper:
- * int64 -> float64 n=1e5 0.76x -> 1.34-1.37x np.clip there (AMD Zen 3). */
+ * (pcmpgtq), so it stays element by element and C's cast is the cheaper. */
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__SSE4_2__) && !defined(__AVX512DQ__)
 static inline double fc_uint64_to_double(npy_uint64 u)
 {
@@ -417,7 +404,7 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * clear (fc_overflow_seen).
  * The scalar part tests for a NaN after the cast (the clip and the cast keep
  * a NaN, and make none): before it, on the double, GCC 12 left the loop
- * scalar in the baseline build (SSE2), 0.8x np.clip at n=1e5. */
+ * scalar in the baseline build (SSE2). */
 static inline npy_intp fc_double_float_from(npy_intp i, const double *x, float *o, npy_intp n,
                                             double lo, double hi, int *nan)
 {
@@ -542,8 +529,8 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
  * (from 2**108 up magic's bits are a signaling NaN, whose sum raises the
  * invalid flag): the loop tests the value and hands such a call to NumPy,
  * whose ufunc clears the flags first. (Capping the magnitude here, as the
- * vector body does, cost the two-bounded loop 15% in the baseline build,
- * where it is all of it: 42-43 us -> 49 us at n=1e5.) A float64 comes here
+ * vector body does, would slow the baseline build, where this loop is all
+ * of the call, for a case that is rare.) A float64 comes here
  * rounded to nearest (ml_dtypes before 0.7) or to odd (rounding once, as
  * 0.7 does). csrc/float16.h's fc_double_to_float8 rounds bounds, NaN and
  * beyond the range included. */
@@ -570,8 +557,8 @@ static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 
 /* float64 into the 8- and 16-bit integers where no vector layer does it
  * (the baseline x86 build): GCC's SSE2 vectoriser left that loop scalar
- * (cvttsd2si an element, perf annotate; 0.65-0.71x np.clip at n = 1e5 on
- * AMD Zen 3; GCC 12 says "no vectype" for the double loads beside the int
+ * (cvttsd2si an element, slower than np.clip; GCC 12 says "no vectype"
+ * for the double loads beside the int
  * NaN flag, as for FC_CONVERT_DOUBLE_FLOAT). So each block is clipped and
  * truncated into int32 by SSE2's own instructions (maxpd, minpd: exactly
  * FC_CLIP, a NaN kept; cvttpd2dq; a NaN noted by cmpunordpd), then

@@ -157,16 +157,15 @@ FC_GROUP_S64_LOW(low16_both, 0xffffu, 3)
  * half, D + k - 2**16 as a signed half (D = 2**16 - C, C the exponents'
  * offset), is w times the code (w t = FC_FLOAT8_SHIFT bits, undone after
  * the first pack). 9 instructions for 8 lanes with the clip, where taking
- * k = sum - magic and adding the shifted exponent took 11 (timed at
- * FC_CVT_FLOAT8).
+ * k = sum - magic and adding the shifted exponent takes 11.
  * With bounds inside the format's range a clipped value is too, and its
  * code below 127 (at most 0x7e in e4m3fn, 0x7b in e5m2); the bounds may
  * be any (src/fastclip/_dtypes.py ANY_BOUNDS). A NaN (the clip keeps
  * it), an infinity or a magnitude beyond 2**20 is first made 2**20 (a's
  * integer min with 2**20's bits), whose code (0xd8 in e4m3fn, 0x8c in
  * e5m2) saturates to 0x7f in the packs, the mark FC_CVT_FLOAT8 looks for
- * (with infinity's bits in the min, as before any bounds, a magnitude of
- * 2**108 made magic a signaling NaN). A subnormal float32 rounds to 0
+ * (with infinity's bits in the min, the clamp placed ahead of the bounds,
+ * a magnitude of 2**108 made magic a signaling NaN). A subnormal float32 rounds to 0
  * either way, so a flush-to-zero mode changes nothing. The group returns w
  * times the magnitude's code and leaves the clipped value's bits in *bits,
  * whose sign FC_CVT_FLOAT8 packs. The _within groups, for bounds inside the
@@ -332,11 +331,7 @@ static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32
  * once. The state is read into a local: the byte stores
  * may alias *s, and GCC reloaded the bounds from it after each store. No
  * fence between the groups (FC_GROUP_FENCE): with 9 instructions a group
- * GCC's interleaving no longer spills. AVX2 build on AMD Zen 5, n = 1e5
- * out=, one thread, medians of 15 in three processes a build: float32 ->
- * e4m3fn and e5m2 15.1-15.8 us -> 13.6-14.1 us (np.clip 279-313 us: 18.3-
- * 19.8x -> 20.0-20.9x); float64 -> e4m3fn 36.8-37.4 -> 34.6-35.5 us. At
- * AVX-512 no change (6.9-8.4 us either way). */
+ * GCC's interleaving no longer spills. */
 #define FC_CVT_FLOAT8_LOOP(NAME, S, GROUP, FORMAT, MARKS)                     \
     static inline npy_intp fc_cvt_float8_##NAME(const void *px, void *o, npy_intp n, \
                                                 fc_cvt_state_t *caller)        \
@@ -376,11 +371,8 @@ static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32
  * codes, and a NaN met is noted by the flag, cleared before and read after
  * (a NaN's byte then is garbage, and the caller hands the call to NumPy as
  * it does for the mark). The format's range is where the bounds of a
- * saturating cast lie (np.clip(x, -448, 448, out=e4m3fn)). AMD Zen 4, n=1e5
- * out=, bounds the format's range, one thread, medians of 15, two runs a
- * build, AVX2 / AVX-512: float32 -> e4m3fn and e5m2 15.2 / 12.3-12.5 us ->
- * 12.6-12.9 / 11.1-11.2 us (np.clip 19.8-20.0x / 24.0-24.5x -> 23.6-24.0x /
- * 26.8-27.8x); float64 -> them 39.0 / 31.3 -> 36.2-37.4 / 30.0 us. */
+ * saturating cast lie (np.clip(x, -448, 448, out=e4m3fn)), so the common
+ * call skips the mark's work. */
 #if defined(FC_GTSEL_FLAGS_NAN)
 #define FC_CVT_FLOAT8(NAME, S, GROUP, FORMAT)                                  \
     FC_CVT_FLOAT8_LOOP(NAME, S, GROUP, FORMAT, 1)                              \
@@ -453,10 +445,8 @@ FC_CVT_FLOAT8(double_float8_e5m2_via_float32, double, fc_group_f64_float8_e5m2_v
 #if defined(FC_ODD_F32_CHECKED_BY_UNDERFLOW)
 /* float64 -> bfloat16 rounded once (AVX2): the whole run rounded to float32
  * through the sticky bit (fc_odd_normal_f32_f64x2), and where that met a
- * float32 subnormal (the underflow flag) again to odd everywhere. AVX2 build
- * on AMD Zen 5, n = 1e5 out=, one thread: 50 us -> 29.4-31.0 us, and
- * torch.clamp().to(torch.bfloat16)'s time over fastclip's 0.87x -> 1.24x
- * (bench --only convert). */
+ * float32 subnormal (the underflow flag) again to odd everywhere: the
+ * sticky run is the cheaper one, and a subnormal result is rare. */
 FC_CVT_BFLOAT16(double_bfloat16_odd_everywhere, fc_group_f64_bfloat16_once)
 FC_CVT_BFLOAT16(double_bfloat16_sticky, fc_group_f64_bfloat16_sticky)
 static inline npy_intp fc_cvt_vector_double_bfloat16_once(const void *px, void *o, npy_intp n,
@@ -465,9 +455,8 @@ static inline npy_intp fc_cvt_vector_double_bfloat16_once(const void *px, void *
     if (s->tiny_bound) {
         /* a lane clipped to it is a float32 subnormal (a zero bound made
          * the smallest subnormal, src/fastclip/_calls.pxi
-         * _narrowed_past_the_tie): the sticky run would be redone. Zen 3,
-         * np.clip(x, 0.0, None, out=bfloat16), n = 1e5, one thread:
-         * 107 us -> 64 us (the other bound's one-sided call 45 us) */
+         * _narrowed_past_the_tie): the sticky run would be redone, so
+         * round to odd everywhere from the start */
         return fc_cvt_vector_double_bfloat16_odd_everywhere(px, o, n, s);
     }
     fc_underflow_clear();
@@ -520,12 +509,8 @@ FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s
  * (fc_group_s64_int). Other bounds (a one-sided call's other bound is
  * int64's limit): clipped in 64 bits on the sides that have a bound and
  * the low bits kept (FC_GROUP_S64_LOW: 6 instructions for 8 lanes with
- * one bound, 10 with two), the wrap of C's cast. Those went to GCC's loop
- * (a 64-bit blend, then packs). AVX2 on AMD Zen 3, n = 1e5 out=, one
- * thread, x in [-1000, 1000), medians of 15, bcace88 -> after: bounds
- * (0, None) into uint8 and int16 28.4-28.7 and 24.7-24.8 us -> 16.9-17.4 us
- * (np.copyto 13.7-19.7 us); bounds (0, 100), this loop with the pair loads
- * of fc_load_s64x2, 21.6-23.0 -> 19.2-19.4 us. */
+ * one bound, 10 with two), the wrap of C's cast; GCC's own loop does a
+ * 64-bit blend, then packs, a lane at a time. */
 #define FC_CVT_S64_NARROW(D, WIDTH, PACK, PACK_LOW, MIN, MAX)                  \
     FC_CVT_VECTOR_##WIDTH(longlong_##D##_packed, int64_t, fc_group_s64_int, PACK) \
     FC_CVT_VECTOR_##WIDTH(longlong_##D##_lo, int64_t, fc_group_s64_low##WIDTH##_lo, PACK_LOW) \
@@ -555,11 +540,8 @@ FC_CVT_S64_NARROW(short, 16, fc_pack2_s32_s16, fc_pack2_u32_u16, SHRT_MIN, SHRT_
  * clipped value then fits int32, and the int32 lanes of fc_group_s64_int
  * convert (vcvtdq2ps, vcvtdq2pd) as the int64 would, to nearest even, or
  * are stored as they are. Other bounds: none done here (the scalar loop,
- * C's cast). AVX2 has no int64 -> float conversion, and GCC converted
- * element by element: AVX2 build on AMD Zen 5, n = 1e5 out=, one thread,
- * np.clip(int64, 1, 100, out=float32) 48 us where NumPy's cast alone
- * (np.copyto) takes 27 us; int64 -> int32 14.8 us, 0.88x numba's loop;
- * int64 -> float64 by csrc/convert.h's fc_int64_to_double 23.4 us. */
+ * C's cast). AVX2 has no int64 -> float conversion, and GCC converts
+ * element by element. */
 FC_CVT_VECTOR_LANES(longlong_float, int64_t, fc_group_s64_int, FC_STORE_LANES_float)
 FC_CVT_VECTOR_LANES(longlong_int, int64_t, fc_group_s64_int, FC_STORE_LANES_int)
 FC_CVT_VECTOR_LANES(longlong_double, int64_t, fc_group_s64_int, FC_STORE_LANES_double)
@@ -574,14 +556,10 @@ FC_CVT_VECTOR_NONE(longlong_double)
 #endif
 #if FC_SIMD_CONVERT_SMALL_INTS
 /* 8- and 16-bit integers into int32, float32 and float64 (AVX2, sse42,
- * AVX-512, csrc/simd/avx512.h has its figures):
- * widened into 32-bit lanes as loaded, clipped there (min(max(x, lo), hi),
- * the scalar rule for integers), then converted (exactly) and stored. GCC
- * clipped the bytes, then widened them by a cascade of unpacks: AVX2 build
- * on AMD Zen 5, n = 1e5 out=, one thread (bench --only convert), uint8 ->
- * float64 11.0 us, float32 4.53 us, int32 3.91 us, 0.91x, 1.01x and 1.05x
- * numba's loop. The 16-bit sources the same way, where GCC's loops were
- * level with numba's (int16 and uint16 -> float64 0.99x, Zen 3, AVX2). */
+ * AVX-512): widened into 32-bit lanes as loaded, clipped there
+ * (min(max(x, lo), hi), the scalar rule for integers), then converted
+ * (exactly) and stored; GCC clips the bytes, then widens them by a cascade
+ * of unpacks. The 16-bit sources the same way. */
 static inline fc_v_u32 fc_group_u8_s32(const uint8_t *x, fc_cvt_state_t *s)
 {
     return fc_min_s32(fc_max_s32(fc_load_s32_u8(x), s->lo_s32), s->hi_s32);
@@ -705,9 +683,8 @@ FC_CVT_TRUNC(double_short, double, 16, s)
  * raises the invalid flag on one (FC_GTSEL_FLAGS_NAN: x86's maxpd; nothing
  * else in the loop raises it, cvtpd2ps only on a signaling NaN, which is one
  * too), the flag, cleared first, is read after the loop (the caller clears
- * the flags NumPy reads, csrc/fpstatus.h); elsewhere a compare. The compare
- * and its or took 10% of the AVX2 loop's time: n=1e5 out=, AMD Zen 4, 16.4
- * us against numba's 15.3 (0.93x), 14.7 us without them. */
+ * the flags NumPy reads, csrc/fpstatus.h); elsewhere a compare, whose or
+ * into a running mask is a tenth of the loop's work. */
 #if FC_SIMD_CONVERT_DOUBLE_FLOAT
 static inline npy_intp fc_cvt_vector_double_float(const void *px, void *po, npy_intp n,
                                                   fc_cvt_state_t *s)

@@ -17,8 +17,8 @@
 
 /* The flags NumPy reports (npy_get_floatstatus_barrier): inexact is not
  * one, and the conversions raise it on nearly every call (a truncation, a
- * rounding), so testing it made them pay feclearexcept's fldenv each call:
- * 6% of a 64-element float32 -> uint8 call (perf). NumPy's clip loop tests
+ * rounding), so testing it made them pay feclearexcept's fldenv each call,
+ * a visible share of a short call. NumPy's clip loop tests
  * and clears these four (npy_clear_floatstatus_barrier). */
 #define FC_NUMPY_FP_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
 

@@ -59,10 +59,8 @@
  * vectors ahead of the stores, and no load follows a store with its low
  * bits. The block ahead is read before the block behind is written, which
  * leaves an in-place clip (out == x) and disjoint arrays, the only ones the
- * callers pass, as they were. bfloat16 n=1e5 out= (the address sweep), AVX-512
- * on AMD Zen 4, time / np.copyto at out - x = 64, 96, 128 bytes: 1.30-1.46,
- * 1.02-1.10, 1.05-1.13 one vector at a time, every other distance
- * 0.91-1.06. */
+ * callers pass, unchanged (the benchmark's address sweep times every
+ * distance). */
 #define FC_KEYED_AHEAD_BYTES (4 * FC_SIMD)
 /* the block a0_..a3_ of FC_KEYED_LOOP, each through STEP, stored at OUT + I */
 #define FC_KEYED_STORE4(T, OUT, I, LANES, V, STEP)                             \

@@ -21,11 +21,7 @@
  * instructions a vector of 16, three of them blends.
  *
  * Why not that C, which GCC vectorises too: its selects become a longer chain
- * of blends. n=1e5, out=, both bounds arrays, one thread (Intel Xeon, GCC
- * 12), the C -> this: AVX2 float16 43.1 -> 24.3-28.3 us, bfloat16 41.7 ->
- * 30.8, float8_e4m3fn 20.3 -> 12.8 (torch.clamp, which converts by F16C:
- * 39 us); AVX-512 float16 17.6 -> 15.0 us, bfloat16 18.5 -> 14.5,
- * float8_e4m3fn 11.6 -> 9.9 (docs/performance.md).
+ * of blends.
  *
  * Returns how many elements it did (a whole number of vectors); the caller's
  * loop does the rest.

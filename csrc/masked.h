@@ -31,7 +31,7 @@
  * items, and for the 1- and 2-byte items of whole dwords (it has no byte or
  * word masked store), the rest of their set items one by one; a plain store
  * where a vector's (8-byte items: two vectors') mask is all set, as
- * vpmaskmov's store is slow (about 12 cycles on Zen 3 whatever the mask).
+ * vpmaskmov's store is slow (microcoded on AMD before Zen 4, whatever the mask).
  * Returns how many elements it stored (the rest: the caller's loop). */
 static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
                                        const npy_bool *mask, npy_intp n)

@@ -16,13 +16,12 @@
  * more, which outlast a wake-up, wake them at the start, and a helper that
  * wakes in time joins in. What a call moves (fc_work_bytes) is its input,
  * plus twice its output where that is fresh memory: the kernel zeroes each
- * new page before the loop writes it, and populating 128 MiB alone took
- * 24-25 ms here against 19-22 ms for a float64 clip reading and writing
- * 128 MiB in place.
+ * new page before the loop writes it, which takes longer than a clip
+ * reading and writing as many bytes in memory already mapped.
  *
  * Why not an OpenMP parallel region: its closing barrier waits for every
  * thread of the team, and a helper asleep on an idle vCPU takes milliseconds
- * to wake, longer than the call (docs/performance.md has the figures).
+ * to wake, longer than the call.
  *
  * The parts keep locality: back to back, each thread clips the same part of
  * the same array call after call, as a static OpenMP schedule did.
@@ -163,23 +162,22 @@ static inline int fc_output_fresh(const char *out, npy_intp out_bytes)
     return out_bytes >= FC_PROBE_FRESH_BYTES && !fc_pages_resident(out, out_bytes);
 }
 
-/* How long a helper spins for the next job before it sleeps: calls up to
- * 5 ms apart find it awake (a 1 ms spin lost the gain at 2 ms gaps). OpenMP
- * runtimes spin longer by default (libgomp: GOMP_SPINCOUNT). */
+/* How long a helper spins for the next job before it sleeps: long enough
+ * for a loop's calls with some Python work between them to find it awake.
+ * OpenMP runtimes spin longer by default (libgomp: GOMP_SPINCOUNT). */
 #define FC_SPIN_NS 5000000L
 
 /* When sleeping helpers are woken in a burst of split calls (calls less than
- * FC_SPIN_NS apart after a pause). The wake-up costs the caller 35-40 us on
- * a 2-vCPU VM, and a woken helper takes 50-300 us more to join
- * (docs/performance.md, "The call that wakes the helpers"), so it is made
+ * FC_SPIN_NS apart after a pause). The wake-up is paid by the caller (a
+ * futex wake and an affinity call a helper), and a woken helper takes a
+ * while longer to join (docs/performance.md, "Threads"), so it is made
  * where FC_WAKE_AHEAD_NS of the burst is still to come, judged by the burst
  * before this one (a loop's frames repeat): the helper then shares enough
- * of the rest to repay it (frames of 12-16 float32 2**18 calls, 320-450 us,
- * 0.83-0.97x one thread's time; at 400 us, 0.94-1.04x). Whatever came
+ * of the rest to repay it. Whatever came
  * before, a burst that has outlasted the one before wakes them once it has
  * run FC_WAKE_WORTH_NS over more than one call: rent the skis until the
  * rent would have bought them ten times over, so a burst that ends right
- * after paying the wake-up has run at most about 1.1x one thread's time. */
+ * after paying the wake-up has run at most a tenth over one thread's time. */
 #ifndef FC_WAKE_AHEAD_NS
 #define FC_WAKE_AHEAD_NS 250000L
 #endif
@@ -200,10 +198,9 @@ static inline long fc_now_ns(void)
  * a call that finds the pool idle after a pause, or in the burst that
  * follows one while it wants no helper, on the caller alone without entering
  * the owner's code: the owner would run it alone too and wake no helper
- * (fc_parallel_range, fc_pool_retire), and its path (a call into
- * another module, the lock, the checks) cost 5.3 us after a 20 ms pause
- * against 1.6 us inside it (rdtsc around each part, float32 2**18 out=,
- * AVX2 build, AMD Zen 4): code and data fetched cold after the pause. Only
+ * (fc_parallel_range, fc_pool_retire), and its path (a call into another
+ * module, the lock, the checks) costs several times the kernel module's
+ * own after a pause, its code and data fetched cold. Only
  * the interpreter's main thread splits calls, so one thread at a time
  * reads and writes the times below. */
 typedef struct {
@@ -325,8 +322,7 @@ static inline void fc_spin_step(int i)
  * stores. A thread that slept on it (a futex wait) was woken on the CPU of
  * the thread that let it go (Linux's wake-up placement), and there waited
  * behind a thread that does not block: a helper behind the clipping caller,
- * or the caller behind a spinning helper (perf sched timehist: 3.3 ms of
- * scheduling delay for a 20 us call, on a 2-vCPU VM). */
+ * or the caller behind a spinning helper, for far longer than the call. */
 static void fc_pool_lock(void)
 {
     for (int i = 0; pthread_mutex_trylock(&fc_pool.lock) != 0; i++) {
@@ -464,11 +460,9 @@ static int fc_pool_start_helpers(int want)
  * while it clips. Each helper's CPUs are set to the caller's less the one it
  * runs on, and a woken helper sets them back: the placement is all that was
  * wanted (a helper still spinning is moved off the caller's CPU, and gets
- * them back at its next wake-up). Measured on a 2-vCPU VM (AMD EPYC, one L3)
- * with tests/test_threads.py's hot loop after pauses (12 series of 24 calls,
- * float32 2**18, 30 ms apart), series the helper shared: 5-7 of 12 before
- * (none after the seventh), 6-12 with the spinning lock alone, 9-11 with
- * this alone, 11-12 with both. */
+ * them back at its next wake-up). With the spinning lock, this is what
+ * lets a woken helper share a hot loop's calls after a pause
+ * (tests/test_threads.py, the hot loop). */
 static void fc_pool_wake(void)
 {
 #if FC_STEER
@@ -495,11 +489,8 @@ static void fc_pool_wake(void)
  * (FC_SPIN_NS) apart: then one wake-up keeps them spinning from call to
  * call. A call alone after each pause never wakes them: they would be
  * asleep again by the next call, and the wake-up is a cost for nothing (a
- * VM's halted vCPUs need an interrupt to wake). That holds for large calls too: woken
- * after every 16 MiB call whatever the gap, as they were, helpers cost the
- * caller's calls 20 and 50 ms apart (float32 2**22 out=, AVX2 build on AMD
- * Zen 4, all threads / one thread, 12 medians of 7 series each) 0.98-1.18,
- * median 1.085, against 0.95-1.28, median 0.995, without that wake-up; a
+ * VM's halted vCPUs need an interrupt to wake). That holds for large calls
+ * too, whose wake-up would slow the caller's next call as much; a
  * burst of large calls after a pause finds them awake from its second call
  * where the burst before it ran as long, else from its third
  * (fc_burst_wants_helpers). */
@@ -698,10 +689,8 @@ typedef struct {
 
 /* Streaming stores win for one thread from FC_STREAM_MIN_BYTES (csrc/stream.h).
  * Threads sharing a call below this keep plain stores: x and the result then
- * both fit the L3 (32 MiB on AMD EPYC Zen 5), and stay there for the next
- * call. float32 2**22 out= back to back (16 MiB each), fastclip on 2 threads /
- * torch.clamp on 2: 0.74-0.97x streaming, 1.07-1.22x plain; one thread
- * streaming 488-513 us, plain 650-838 us. */
+ * both fit a server's L3 together, and stay there for the next call; a
+ * streamed result would be read back from memory. */
 #define FC_STREAM_SHARED_MIN_BYTES ((npy_intp)32 << 20)
 
 static void fc_loop_range(void *ctx, npy_intp first, npy_intp last)

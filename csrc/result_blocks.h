@@ -2,9 +2,8 @@
  *
  * A new result of R bytes is fresh memory: the kernel faults in and zeroes
  * every page before the loop writes it. For a result wider than x that is
- * most of the call (uint8 1080x1920x3 with Python float bounds, a 50 MB
- * float64 result: 3.1-3.75 ms of page faults in a 3.9-4.8 ms call on AMD
- * EPYC Zen 5), and two threads faulting at once are slower still. glibc
+ * most of the call (uint8 1080x1920x3 with Python float bounds, a float64
+ * result), and two threads faulting at once are slower still. glibc
  * returns blocks of more than 32 MiB to the system at free(), so a loop that
  * clips an image per frame pays the faults on every call.
  *
@@ -22,9 +21,9 @@
  * lists do, until a result takes it, a newer block pushes it out or the cap
  * is set. It is not advised MADV_FREE (which would let the kernel take its
  * pages when memory is short): in the benchmark's process, with numba's
- * contenders timed between fastclip's calls, a uint8 2**24 result in an
- * advised block took 1.5-2.1 ms against 0.53 ms in a fresh one and 0.55 ms
- * in a block not advised (AMD EPYC Zen 5, AVX-512; the cause was not found).
+ * contenders timed between fastclip's calls, a result in an advised block
+ * took about three times as long as in a fresh one or a block not advised
+ * (the cause was not found).
  *
  * The slots are guarded by a spin lock held for a scan of FC_BLOCK_SLOTS
  * entries (a free can come from any thread, and from a free-threaded build
@@ -54,16 +53,11 @@
 #endif
 
 /* Below 16 MiB a result is left to NumPy's allocator, whose block a
- * temporary just freed is still in the caches, where a kept one is not: AMD
- * EPYC Zen 3, one thread, a step of x * 2.0 then a clip into a float64
- * result of 8 MiB took 0.41 ms without the reuse and 0.44 ms with it, and
- * scipy's poisson.pmf (a float64 result of 8 MB among its temporaries) read
- * 0.996x patched with it, 1.000x without; from 16 MiB the faults win out
- * (uint8 2**24 new results, the benchmark's main table: 1.02x np.clip before
- * the reuse, 1.40x with it; a 32 MiB float64 result of that step 6.87 ms
- * without, 3.09 ms with; at 16 MiB that step lost 2-7% with it, 1.15 ms
- * against 1.23, and 24 MiB gained 3%). Also FC_STREAM_MIN_BYTES: the
- * results that may stream. */
+ * temporary just freed is still in the caches, where a kept one is not
+ * (a step of x * 2.0 then a clip into a float64 result, scipy's
+ * poisson.pmf); from 16 MiB the page faults cost more than the cold
+ * block (the benchmark's 2^24 new results, docs/performance.md). Also
+ * FC_STREAM_MIN_BYTES: the results that may stream. */
 #define FC_BLOCK_MIN_BYTES ((npy_intp)16 << 20)
 #define FC_BLOCK_SLOTS 8
 

@@ -369,12 +369,9 @@ FC_ROWS_INLINE void fc_halving_rows_vector(int w, int kind, char *px, char *po, 
  * a store). Nothing outside the span is read; nothing but the elements is
  * written. The caller sees that a row's span holds a vector. */
 #define FC_SPAN_MAX_STRIDE 8
-/* 1- and 2-byte items only. x[::-1, :, ::3] of a (64, 128, 128) array in
- * place, AVX2 build on AMD Zen 5, np.clip time / fastclip's, medians of 15,
- * two processes: uint8 1.17 -> 1.65-1.76, int8 1.15 -> 1.62-1.65, int16 1.40
- * -> 1.74-1.92 (fastclip / np.copyto of the view 0.95-1.02); float32 3.19 ->
- * 1.88-2.12 and float64 3.39 -> 2.01-2.26, where fc_strided_pair_<name>'s
- * element loop (src/fastclip/_kernels.pyx.in) stays. */
+/* 1- and 2-byte items only: they gain the most from whole vectors, while
+ * for 4- and 8-byte items fc_strided_pair_<name>'s element loop
+ * (src/fastclip/_kernels.pyx.in) is quicker than the span's lanes. */
 #define FC_SPAN_MAX_WIDTH 2
 #define FC_SPAN_BLOCK_BYTES 512     /* of span a block: the buffer, on the stack */
 
@@ -432,12 +429,9 @@ FC_ROWS_INLINE int fc_masked_rows(int w, int kind, char *px, char *po, const uns
     fc_vi vlo = fc_vi_set1(w, lo), vhi = fc_vi_set1(w, hi);
     npy_intp i = 0;
     /* by 8 items (one vector of 4-byte items, two of 8-byte ones): all set,
-     * plain loads and stores; else the masked ones. On Zen 3 (AMD EPYC,
-     * family 25) vpmaskmov's store takes about 12 cycles for 8 dwords or
-     * 2 x 4 qwords whatever the mask, a plain one about 1: where= 95% true,
-     * n=1e5, float32 55.7 us, then 29.2 us; float64 60.9, then 41.2; the
-     * test costs 50% true masks 5-7% (float64 64.9 us, then 69.3). A test
-     * of each 4-qword vector alone mispredicted more there (75 us). */
+     * plain loads and stores; else the masked ones. vpmaskmov's store is
+     * microcoded on AMD before Zen 4, many cycles whatever the mask, a plain
+     * one a cycle. Testing each 4-qword vector alone mispredicts more. */
     for (; i + 8 <= n; i += 8) {
         fc_vi m0 = fc_vi_mask_of(w, mask + i);
         fc_vi m1 = lanes < 8 ? fc_vi_mask_of(w, mask + i + lanes) : m0;

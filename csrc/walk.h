@@ -207,8 +207,8 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows,
                 }
             }
             r += count;
-            /* count runs on: along `next` in one step (a step a run took 30%
-             * of uint8 (4096, 128)[:, 1:64]'s time, perf), then carried */
+            /* count runs on: along `next` in one step (a step a run is a
+             * large share of a view of short rows), then carried */
             for (int o = 0; o < FC_OPERANDS; o++) {
                 ptr[o] += (count - 1) * p->strides[o][next];
             }

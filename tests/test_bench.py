@@ -144,9 +144,9 @@ def test_tables_render_the_ratios():
               "calls": [{"group": "where=", "dtype": "float32", "case": "c", "seconds": t}],
               "address_sweep": [{"dtype": "float32", "distance": d, "seconds": t} for d in (0, 64)]}
     text = bench.render_text(report, full=True)
-    assert "4.00x" in text and "2.00x" in text and "not installed: numba" in text
+    assert "4.00x" in text and "2.00x" in text and "not installed: numba" in text  # noqa: prose
     assert "1.00  1.00" in text
-    assert "| where= | 4.00x |" in bench.render_markdown(report)
+    assert "| where= | 4.00x |" in bench.render_markdown(report)  # noqa: prose
 
 
 def test_conversion_table_sets_fastclip_against_numpys_cast_where_timed():

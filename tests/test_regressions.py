@@ -217,7 +217,7 @@ def test_signaling_nan_in_a_bound_that_numpy_casts_warns_as_numpy_does(shape):
     NaN: NumPy's loop is float64 and it casts the bound itself, warning or
     not by how its iterator casts it (not at all beside an empty x). The
     widened route took the call and cast the bound another way: a warning
-    NumPy did not give (found by the fuzzer at avx2)."""
+    NumPy did not give (a case from the fuzzer)."""
     hi = np.array([0x1f2e3dcd, 0xffa6a8cd, 0x4c63e604, 0x562d115c], np.uint32).view(np.float32)
     quiet_f64 = np.array([0.5, np.nan, -2.0, 1e300])    # a float64 array bound, no cast
     for a in (np.zeros(shape, np.int64), np.zeros(shape, np.float16)):
@@ -229,8 +229,7 @@ def test_signaling_nan_in_a_bound_that_numpy_casts_warns_as_numpy_does(shape):
 
 
 def test_fuzz_e5m2_nan_x_with_nan_one_element_bound():
-    """Found by the fuzzer at 9e0c67b (present at 655787f): a float8_e5m2
-    (6, 6, 6) F-order x with a (6,) lower bound, which repeats along the
+    """A float8_e5m2 (6, 6, 6) F-order x with a (6,) lower bound, which repeats along the
     inner axis, and a (1,) NaN upper bound; where x is a NaN too, fastclip
     gave the bound's NaN (the scalar-bound loop) and NumPy's float32 route
     keeps x's (its per-element loop). The fuzzer's own arrays."""

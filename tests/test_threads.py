@@ -230,7 +230,7 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         a = np.random.default_rng(1).normal(size=1 << 20).astype(np.float32)
         out = np.empty_like(a)
         fastclip.clip(a, -0.5, 0.5, out=out)       # helpers exist
-        time.sleep(0.1)                             # > their spin (5 ms): asleep
+        time.sleep(0.1)                             # > their spin (FC_SPIN_NS): asleep
         before = _ufunc._pool_for_tests()[1]
         fastclip.clip(a, -0.5, 0.5, out=out)
         assert _ufunc._pool_for_tests()[1] == before
@@ -318,7 +318,7 @@ OTHERS_BUSY_CPUS = 0.25
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
                     reason="no helper threads of fastclip's own, or one CPU")
 def test_the_helpers_join_a_hot_loop_after_each_pause():
-    """A loop that pauses (here 30 ms, longer than the helpers' spin) and then
+    """A loop that pauses (longer than the helpers' spin) and then
     clips 24 times back to back: the helpers, asleep at its start, are woken
     by its first calls and share the rest. When a woken helper (or the
     caller) slept on the pool's lock or was woken onto the other's CPU, they
@@ -355,10 +355,8 @@ def test_the_helpers_join_a_hot_loop_after_each_pause():
             pytest.skip(f"other processes kept a CPU busy in every round: {busy}")
         best = max(sum(c > 0 for c in r) for r in quiet)
         # the lost helper's mark: no chunk after the first round's seventh
-        # series, in any later round; a helper slow to wake now and then (on
-        # a Zen 3 VM, 2026-12-03: 4-8 of 12 series in every quiet round of 3
-        # runs in 11, the build before that day's changes 1 in 8; in CI once
-        # a round of 2 of 12) shares again in the later rounds
+        # series, in any later round; a helper slow to wake now and then (a
+        # busy VM's vCPU) shares again in the later rounds
         recovers = len(quiet) >= 2 and any(c > 0 for r in quiet[1:] for c in r)
         assert best >= 9 or recovers, \
             f"helper chunks a series, each quiet round: {quiet} (busy rounds: {busy})"

@@ -5,8 +5,8 @@ benchmark's tables do not list one by one. Each result is checked against
 np.clip's bits first. Prints the rows below a speed-up (default 2x) whose
 time is also above a multiple of np.copyto's (default 1.3): the calls that
 are neither fast nor at the memory's pace, which is where a missing fused
-path shows (it found the pairs of CONVERSIONS added in f050a39, the promoted
-scalar bounds and the chained widenings).
+path shows (the pairs of CONVERSIONS, the promoted scalar bounds and the
+chained widenings were found so).
 
     python tools/call_survey.py [N] [--below 2.0] [--copy 1.3] [--repeats 7]
     (FASTCLIP_SIMD=avx2 for that build)

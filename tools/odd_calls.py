@@ -3,9 +3,8 @@ memory orders, byte orders, 0-d and mixed-dtype bounds, strided outs,
 where= with other operands, dtype= and order=, sequences, and the dtypes
 fastclip has no kernel for. Each is checked against np.clip first (type,
 dtype, bytes, mask), then timed beside it (medians of interleaved repeats,
-one fastclip thread); printed lowest speed-up first. It found where= into
-an out of another dtype (0.90-0.94x np.clip, fixed in 2d7a532) and the
-subclasses (np.matrix 0.81-0.89x, fixed in 42977af).
+one fastclip thread); printed lowest speed-up first. where= into an out of
+another dtype and the plain subclasses got their routes from what it found.
 
     python tools/odd_calls.py [N] [--repeats 7]
     (FASTCLIP_SIMD=avx2 for that build)

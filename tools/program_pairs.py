@@ -1,7 +1,7 @@
 """Real programs as they are and under fastclip.patched(), in pairs of
 alternating order: the median of the pairs' time ratios and its
 interquartile range, for the programs whose np.clip share is so small
-(1-2%) that the benchmark's medians of each side read the machine's noise.
+that the benchmark's medians of each side read the machine's noise.
 
     python tools/program_pairs.py [NAME ...] [--pairs 80]
     (NAME: part of a program's name in fastclip/bench/programs.py; default

@@ -4,7 +4,7 @@
  * whole cache lines without reading them first; a loop of vector stores
  * reads each line of out before writing it (a read for ownership), a plain
  * vector copy as much as a clip. Prints, for float32 and float64 n=1e5 (x
- * and out 4 KiB-aligned, one page apart), the median of 201 timings of each,
+ * and out 4 KiB-aligned, one page apart), the median of each one's timings,
  * and each over rep movsb's.
  *
  *     cc -O2 -mavx2 tools/store_pace.c -o /tmp/store_pace && /tmp/store_pace

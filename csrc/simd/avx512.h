@@ -237,13 +237,9 @@ static inline fc_v_u16 fc_pack2_s32_s16(fc_v_u32 a, fc_v_u32 b)
 }
 
 /* ---- 8- and 16-bit integers into int32, float32 and float64 by the layer
- * (csrc/convert_vector.h), as at AVX2: GCC's 512-bit loops took 9-15% more
- * time for the float destinations (n=1e5 out=, AMD Zen 4, one thread,
- * old and new builds: uint8 -> float64 12.6 -> 10.9-11.3 us, numba's loop
- * 0.89x -> 1.03-1.16x; int8 -> float64 12.5 -> 10.9-11.3; int16 -> float64
- * 13.3 -> 11.9-12.2; uint8 -> float32 5.4 -> 4.8-5.3), the int32 ones
- * alike: as many elements as float32 lanes, loaded and widened into 32-bit
- * lanes, and those lanes converted and stored ---- */
+ * (csrc/convert_vector.h), as at AVX2, where GCC's 512-bit loops widen by a
+ * cascade of unpacks: as many elements as float32 lanes, loaded and widened
+ * into 32-bit lanes, and those lanes converted and stored ---- */
 #define FC_SIMD_CONVERT_SMALL_INTS 1
 static inline fc_v_u32 fc_load_s32_u8(const uint8_t *p)
 {

@@ -146,9 +146,8 @@ cdef tuple _UNDERFLOW_SEEN = (None, True)
 
 cdef bint _underflow_ignored() except -1:
     """Whether np.errstate ignores underflow (its default): a context
-    variable's read where the state is the one last read (its .get() took
-    1100 instructions, callgrind; this 135), np.geterr() (about 1 us) where
-    not."""
+    variable's read where the state is the one last read (a tenth of its
+    .get()'s instructions), np.geterr() where not."""
     global _UNDERFLOW_SEEN
     if _ERRSTATE is None:
         return np.geterr()["under"] == "ignore"
@@ -574,9 +573,8 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     if direct >= 0:
         widen, k, fused = -1, direct, direct
     else:
-        # both loops in one where WIDENINGS_INTO has the triple (int64 into
-        # float32 with float bounds, AVX-512, n=1e5, one thread: chained 16.4 us,
-        # numba's one loop 11.2 us), else chained
+        # both loops in one pass where WIDENINGS_INTO has the triple (the
+        # chain reads and writes the wide array twice), else chained
         fused = WIDENING_INTO_BY_ROWS[a_row][wide_row][out_row]
         if fused >= 0 and not CONVERT.in_range(fused, &lo_buf, &hi_buf):
             fused = -1          # the chain, whose conversion reports an overflow
@@ -612,8 +610,7 @@ cdef int _integer_route(int a_row, int wide_row, int out_row, unsigned long long
     float32 rounded once from the exact integer, into float64 or an integer
     unchanged (float64: _widen_and_clip's result, the wide type itself).
     The source's conversion (int64 -> float32: csrc/convert_vector.h, bounds
-    within int32) skips the float64 steps: AVX-512 (Zen 4), n=1e5, one
-    thread, 17.7 us fused through float64, numba's loop 15.1 us."""
+    within int32) skips the float64 steps."""
     cdef unsigned long long lo_int = 0, hi_int = 0
     cdef double lo = (<double *>lo_buf)[0], hi = (<double *>hi_buf)[0]
     cdef int direct
@@ -790,11 +787,8 @@ cdef int _widen_and_clip(ndarray a, ndarray result, int wide_row, object a_min,
     if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)):
         return 0
     # an integer x of up to 4 bytes with whole-number bounds: its own
-    # conversion into float64 (_integer_route). Zen 4, n=1e5, one thread, a
-    # new result, (10.0, 200.0), widening loop -> conversion: uint8 19.4 ->
-    # 11.6-11.9 us (AVX2), 15.4 -> 12.6 us (AVX-512); int16 17.6 -> 14.3-15.9,
-    # 14.2-14.9 -> 13.7; int32 17.5 -> 14.8, 16.0 -> 14.0. int64 keeps the
-    # widening loop: 18.1-18.5 -> 19.9-20.3 us at AVX-512 by the conversion
+    # conversion into float64 (_integer_route), which clips in x's narrower
+    # lanes. int64 keeps the widening loop, which its conversion does not beat
     direct = (_integer_route(a_row, wide_row, wide_row, &lo_buf, &hi_buf)
               if ROW_ITEMSIZE[a_row] <= 4 else -1)
     if direct >= 0:
@@ -858,9 +852,8 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     - float16 x in its own loop: any bound, where NumPy's float16 loop keeps
       x on a tie as the kernel does (_HALF_TIES_KEPT).
 
-    np.clip(x, -1, None) on float32 1e5 elements took 31.7 us in NumPy, 4.9
-    us here; float16 (0, None) 638 us and 3.0 us; float32 (0, None) 33.2 us
-    and 5.0 us (AMD EPYC Zen 5, AVX-512)."""
+    NumPy runs a one-sided clip as np.maximum or np.minimum, several times
+    slower than a kernel (float16 far more: its loop converts each element)."""
     cdef int kind = ROW_KIND[row], src = -1
     cdef bint lower = a_max is None
     cdef type tb
@@ -925,7 +918,7 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     # a loop wider than x's: a NumPy scalar bound, or a float one on an
     # integer x (NEP 50: a Python number takes x's own type otherwise); not
     # tried where there is none (float32 x with a Python float bound into
-    # float16, which goes to NumPy: 1.68 us at n=16 with the try, 1.39 without)
+    # float16, which goes to NumPy: the try would only add to a small call)
     wider = src >= 0 or (kind == KIND_INT and tb is float)
     if out is None:
         return _widened(a, lo, hi, None, None) if casting is None and wider else NotImplemented
@@ -948,9 +941,8 @@ cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, ob
     """_ties_to_bound, and for an out of a wider dtype (a safe cast that
     casting allows) its result in x's dtype widened into out: NumPy's
     np.maximum(x, 0, out=out) runs its loop in x's dtype and casts, which the
-    fused conversions cannot follow (they keep x on a -0.0/+0.0 tie). float32
-    x with a 0 bound into float64, n=1e5: 7.2x np.copyto of the source by
-    NumPy's route, 1.25x np.clip."""
+    fused conversions cannot follow (they keep x on a -0.0/+0.0 tie); NumPy's
+    own route there is a loop and a buffered cast."""
     result = _ties_to_bound(a, row, bound, lower, out, casting)
     if (result is NotImplemented and type(out) is ndarray
             and cnp.PyArray_ITEMSIZE(<ndarray>out) < cnp.PyArray_ITEMSIZE(a)):
@@ -1079,7 +1071,7 @@ cdef int _NANS_KEPT = -1
 #: (probed with it) whether NumPy's float16 np.maximum and np.minimum keep x
 #: on a -0.0/+0.0 tie, as its scalar loop does (npy_half_ge, npy_half_le) and
 #: the float16 kernel too: then a zero bound takes the kernel, where NumPy's
-#: loop took 170 times np.copyto's time (n=1e5, AMD Zen 5)
+#: loop converts each element to float32 and back
 cdef bint _HALF_TIES_KEPT = False
 #: (probed with it) whether NumPy's float32 and float64 np.maximum and
 #: np.minimum with a scalar bound follow the per-element rule: a tie, zeros
@@ -1180,9 +1172,8 @@ cdef bint _plain_operand(object v):
 cdef object _subclass_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """np.clip on a plain subclass (_plain_subclass): _methods._clip as
     _ndarray_call follows it, through the ufuncs alone, fastclip's where it
-    has the loop, so that the result is wrapped as NumPy's is. np.matrix
-    (100, 100) float32: np.clip 24.4 us, this 10.5 us (through np.clip's
-    own way, as before, 25.4 us)."""
+    has the loop, so that the result is wrapped as NumPy's is, without
+    np.clip's own detour through fromnumeric."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
     if row >= 0 and _drops_int_bound(row, a_min, a_max):
@@ -1216,8 +1207,7 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
                 and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
             # both bounds dropped, an out of another dtype: a cast, which the
             # fused loop over the range's ends does in one pass where NumPy's
-            # positive runs its loop into a buffer, then casts (uint16 ->
-            # float64 n=1e5: 6.4x np.copyto of the source, 0.98x np.clip)
+            # positive runs its loop into a buffer, then casts
             lo, hi = <tuple>ROW_INT_RANGE[row]
             result = _convert(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind"))
             if result is not NotImplemented:

@@ -71,8 +71,7 @@ CONVERSIONS = [
     *((src, "int") for src in ("ubyte", "byte", "ushort", "short")),
     ("ubyte", "short"), ("byte", "short"),
     # an integer image into a float array, a 16-bit image into an 8-bit one,
-    # int64 into int32: these went clip-then-copy (two passes, 1.2-1.6x np.clip
-    # at n=1e5 out=, 3-50x np.copyto of the source)
+    # int64 into int32: without a row they go clip-then-copy, two passes
     *((src, "double") for src in ("ubyte", "byte", "ushort", "short", "long")),
     ("int", "float"), ("long", "float"), ("long", "int"),
     ("short", "ubyte"), ("ushort", "ubyte"),
@@ -164,8 +163,8 @@ def conversion_loop_name(src, dst, rounding):
 
 # The pairs whose fused loop starts with a vector body written against the
 # vector layer (csrc/convert_vector.h): GCC's vectoriser leaves their
-# narrowing packs and float8 rounding several times slower at AVX2, and about
-# 1.3x slower at AVX-512 for float sources (docs/performance.md). A layer may
+# narrowing packs and float8 rounding several times slower at AVX2, and
+# slower at AVX-512 for float sources too. A layer may
 # leave some to GCC (csrc/simd/avx512.h: int64 sources, float64 -> float32).
 VECTOR_CONVERSIONS = {
     *((src, dst) for src in ("float", "double", "long", "longlong")

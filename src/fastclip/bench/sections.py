@@ -133,25 +133,19 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
     calls are not counted: threads another contender left spinning (torch's
     OpenMP workers, fastclip's helpers, each spinning some milliseconds after
     a call) would otherwise hold the core the next contender's threads need,
-    and a back-to-back row measured one library in the wake of another's
-    calls (in one run fastclip's 2**18 row came out at one thread's time
-    behind torch's series). The calls counted are a loop's own calls, its
-    threads woken by its first ones.
+    and a back-to-back row would measure one library in the wake of
+    another's calls. The calls counted are a loop's own calls, its threads
+    woken by its first ones.
 
     torch.clamp takes its turns among the others: run after all of them, a
-    noisy spell on this shared host fell on one side only (float32 back to
-    back, torch / fastclip on all threads, AMD EPYC Zen 4: 0.87x at 2**22
-    with torch's series after, 1.06x, IQR 1.04-1.12, with 20 interleaved
-    repeats of the series).
+    noisy spell on a shared host would fall on one side only.
 
     Gaps of IDLE_CALL_TURNS_MS and more outlast every thread's spin
-    (fastclip's helpers 5 ms, csrc/parallel.h FC_SPIN_NS; torch's OpenMP
-    workers less), so each call meets sleeping threads whoever called last,
-    and the contenders take turns call by call, as many calls each as the
-    series would count (the first round not counted). Series by series, 13
-    calls of 20-50 ms gaps an hour apart in one series: fastclip on all
-    threads / one thread read 0.93-1.15 from run to run; call by call, 60-80
-    rounds: 1.01-1.07 (AMD EPYC Zen 4)."""
+    (fastclip's helpers: csrc/parallel.h FC_SPIN_NS; torch's OpenMP workers
+    less), so each call meets sleeping threads whoever called last, and the
+    contenders take turns call by call, as many calls each as the series
+    would count (the first round not counted): series by series, a series
+    of long gaps spans minutes of a shared host's drift."""
     from fastclip import _threads
     all_threads = _threads._available_cpus()
     rng = np.random.default_rng(3)
@@ -265,9 +259,9 @@ def dask(repeats):
     return {"what": "float32 2**26 in 16 chunks, 2 worker processes, .sum()", "seconds": t}
 
 
-#: a program's samples, as a multiple of the run's repeats: a run of 40-80 ms
-#: is one call a sample, and with 9 samples the rows whose np.clip share is
-#: 2-3% read 0.87-1.07x from run to run where the call itself is 1.9x faster
+#: a program's samples, as a multiple of the run's repeats: a program's run
+#: is one call a sample, and a program that spends a few percent in np.clip
+#: needs more samples than a single call for its median to settle
 PROGRAM_REPEATS = 3
 
 
@@ -309,7 +303,7 @@ def _clip_seconds(run, repeats):
     the share of the program's time inside np.clip as it is ("clip_share").
     The program's own timing (time_interleaved) shows whether the whole run
     gains; this shows its calls' own change where the program's figure is
-    the machine's noise (a share of 1-2%). The timer's cost, two clock reads
+    the machine's noise (a share of a few percent). The timer's cost, two clock reads
     a call, is on both sides."""
     sides = ("as it is", "patched")
     clip, total = {k: [] for k in sides}, []

@@ -5,8 +5,7 @@ turns in one process: a slow moment slows all of them alike, and the report
 gives ratios of medians. The turns rotate (A B C, B C A, C A B, ...) so that
 no contender always follows the same one: a contender that frees a large
 result hands its pages, still in the cache, to the next one's new result,
-and in fixed turns that favoured whoever came second (np.clip, after
-fastclip: uint16 2**24 new 0.90-0.93x in fixed turns).
+and in fixed turns that favoured whoever came second.
 """
 
 import statistics
@@ -52,9 +51,8 @@ def time_interleaved(funcs, repeats, min_seconds):
 def with_threads(n, f):
     """f, to run with fastclip set to n threads: a copy of it whose
     before_batch, which time_interleaved and calibrate call before each batch
-    of calls, sets them. (Set in every call, they cost 0.67 us a call, which
-    had a float32 n=16 call with np.float64 bounds level with np.clip in
-    tools/widen_rows.py and added 3% to a 2**18 call.)"""
+    of calls, sets them: set in every call, they would cost as much as a
+    small call itself."""
     import fastclip
 
     if isinstance(f, types.FunctionType):
