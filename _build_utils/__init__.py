@@ -78,7 +78,7 @@ def target_arch(environ, platform_tag):
 #: AVX-512 F/CD/BW/DQ/VL. The AVX-512 build vectorises at 256 bits (GCC's own
 #: choice for AVX-512 CPUs), with AVX-512's instructions and mask registers: a
 #: 512-bit build was slower on the memory-bound rows (docs/performance.md,
-#: "Why the kernels are built as they are").
+#: "Design decisions").
 _X86_SIMD = {
     "gcc-like": {
         "baseline": [],

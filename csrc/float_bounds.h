@@ -9,7 +9,7 @@
  *
  * Why not the C of src/fastclip/_kernels.pyx.in's fc_element_<name>, which GCC
  * vectorises too: it joins the four selects into one chain of mask logic, 22
- * instructions a vector at AVX-512 and more at AVX2 (docs/performance.rst).
+ * instructions a vector at AVX-512 and more at AVX2.
  *
  * FC_HAVE_FLOAT_BOUNDS: the builds with a vector layer.
  */

@@ -111,8 +111,8 @@ typedef void (*fc_parallel_range_t)(fc_range_fn fn, void *ctx, npy_intp total, n
 #define FC_MIN_CHUNK_BYTES (64 << 10)
 /* A call moving this much (fc_work_bytes) wakes sleeping helpers at its
  * start, and one that wakes in time (before half of it is done) joins it: it
- * outlasts a wake-up. Smaller calls lost time waking them at their start
- * (docs/performance.md, threads). */
+ * outlasts a wake-up. Smaller calls lose time waking them at their start
+ * (the benchmark's idle table shows it). */
 #define FC_WAKE_EARLY_BYTES ((npy_intp)128 << 20)
 /* Outputs this large are probed for fresh pages (fc_output_fresh) */
 #define FC_PROBE_FRESH_BYTES ((npy_intp)16 << 20)
@@ -170,7 +170,7 @@ static inline int fc_output_fresh(const char *out, npy_intp out_bytes)
 /* When sleeping helpers are woken in a burst of split calls (calls less than
  * FC_SPIN_NS apart after a pause). The wake-up is paid by the caller (a
  * futex wake and an affinity call a helper), and a woken helper takes a
- * while longer to join (docs/performance.md, "Threads"), so it is made
+ * while longer to join (docs/threads.rst), so it is made
  * where FC_WAKE_AHEAD_NS of the burst is still to come, judged by the burst
  * before this one (a loop's frames repeat): the helper then shares enough
  * of the rest to repay it. Whatever came

@@ -1,5 +1,5 @@
 /* Why np.copyto is faster than any vector loop at n=1e5 out= (docs/
- * performance.md, "What limits the figures"): memcpy (which np.copyto calls)
+ * performance.md, "What limits each kind of call"): memcpy (which np.copyto calls)
  * copies with `rep movsb` at these sizes, whose fast-string microcode writes
  * whole cache lines without reading them first; a loop of vector stores
  * reads each line of out before writing it (a read for ownership), a plain

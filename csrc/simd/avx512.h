@@ -125,8 +125,7 @@ static inline fc_m_u16 fc_mandnot_u16(fc_m_u16 a, fc_m_u16 b) { return a & (fc_m
  * loops at 512 bits narrows with vpermt2w, vpmovwb and vinserti64x4 (float32
  * -> float8: 21 port-5 micro-ops for 64 elements, the sign packed apart),
  * where the packs below take 4. int64 sources (vpminsq, vpmovqd) and float64
- * -> float32 stay with GCC's loops: the layer's were slower there
- * (docs/performance.md has the timings). ---- */
+ * -> float32 stay with GCC's loops: the layer's were slower there. ---- */
 #define FC_SIMD_CONVERSIONS 1
 #define FC_SIMD_CONVERT_INT64 0
 #define FC_SIMD_CONVERT_DOUBLE_FLOAT 0

@@ -80,8 +80,8 @@ CONVERSION_INDEX, ML_ROUNDING = _conversion_index()
 # The same as C tables, for _convert: the fused loop by (source row,
 # destination row), -1 for none, and per loop and casting rule
 # (_CASTING_NAMES) whether NumPy lets the loop's output cast into out, -1
-# until asked. A dict lookup of a built tuple key, twice a call, was a fifth
-# of a 64-element call's instructions (callgrind). Each entry is a pure
+# until asked (a dict lookup of a built tuple key, twice a call, is a large
+# share of a small call). Each entry is a pure
 # function of its place: threads filling one store equal bytes.
 cdef int CONVERSION_BY_ROWS[32][32]
 cdef signed char CASTING_OK[512][5]
@@ -381,7 +381,6 @@ cdef bint _operand_has_loop(object v):
     if tv is int:
         return -2**63 <= v < 2**64      # beyond: NumPy's object loop
     # the common kinds first, without isinstance's tuple and v.dtype's lookup
-    # (callgrind: 1,000 instructions a bound)
     if tv is ndarray:
         num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>v)).type_num
         return 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and not ROW_ML[ROW_BY_TYPENUM[num]]
@@ -445,8 +444,7 @@ cdef object _as_wide_bound(object v, object wide, int wide_row):
     scalar that _bound_to_c converts into wide's row exactly as NumPy casts
     it (of wide's own type, or PROMOTED_SCALAR) as it is; any other NumPy
     scalar cast to wide's type (exact: _wider_loop checked the cast safe).
-    Building that scalar cost more than the rest of the call (callgrind:
-    about 4,900 instructions a bound)."""
+    Building that scalar costs more than the rest of the call."""
     cdef type t = type(v)
     cdef int src
     if t is float or t is int:
@@ -693,8 +691,8 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
 
 #: _cached_wider_loop's answers without dtype= by a's row and the two bound
 #: keys' codes (_key_code): a list read by index, not a dict by a built tuple
-#: key (callgrind: that key and lookup were a quarter of _widened's
-#: instructions with Python bounds, and hashing NumPy dtypes cost more)
+#: key (that key and lookup are a large share of _widened's work with Python
+#: bounds, and hashing NumPy dtypes costs more)
 cdef enum:
     KEY_CODES = 34                  # Python int, Python float, 32 rows
 cdef list _WIDER_BY_CODES = [NotImplemented] * (32 * KEY_CODES * KEY_CODES)

@@ -10,8 +10,8 @@ smaller of the two counts is used).
 The rule that keeps threads from multiplying: a call is split only when its
 input is at least 1 MiB (a fused clip-and-convert: 256 KiB,
 _kernels.CONVERT_WORK_PER_BYTE) and it comes from the interpreter's main thread.
-(1 MiB keeps every clip of n <= 100 000 on one thread; docs/performance.md has
-the measurements.) Calls from other threads, such as a
+(1 MiB keeps every clip of n <= 100 000 on one thread, where a split does not
+repay the threads' start.) Calls from other threads, such as a
 thread pool or Dask's worker threads, run on the calling thread, so N callers
 use N cores, not N x cores.
 """

@@ -237,9 +237,9 @@ def _fresh_memory_cases(dtype, rng):
     (csrc/result_blocks.h), as it does in a user's loop."""
     lo, hi = bounds(dtype)
     x = data(dtype, FRESH_N, rng)
-    yield ("2**24, new result", {"fastclip": lambda: fastclip.clip(x, lo, hi),
+    yield ("2^24, new result", {"fastclip": lambda: fastclip.clip(x, lo, hi),
                                  "np.clip": lambda: np.clip(x, lo, hi)})
-    yield ("2**24, out=np.empty(...)",
+    yield ("2^24, out=np.empty(...)",
            {"fastclip": lambda: fastclip.clip(x, lo, hi, out=np.empty_like(x)),
             "np.clip": lambda: np.clip(x, lo, hi, out=np.empty_like(x))})
 

@@ -8,6 +8,8 @@ over np.copyto's of the same data (1.0 = a memory copy's pace), and a peer's
 column that peer's time over fastclip's (above 1: fastclip is faster).
 """
 
+import re
+
 PEERS = ("torch.clamp", "numba np.clip", "numba loop", "numexpr")
 
 
@@ -27,12 +29,15 @@ class Table:
         self.title, self.columns, self.rows, self.legend = title, columns, rows, legend
 
 
-def system_line(system):
+def system_line(system, date=True):
+    """The run's machine and versions in a line (the date where asked: the
+    docs' copy names the CPU, and their history is the changelog's)."""
     peers = ", ".join(system["peers"]) or "no peers"
     missing = (f"; not installed: {', '.join(system['peers_missing'])}"
                if system.get("peers_missing") else "")
     torch_isa = f" (torch at {system['torch_capability']})" if system.get("torch_capability") else ""
-    return (f"{system['date']} | {system['cpu']}, {system['cpus']} CPUs | fastclip "
+    when = f"{system['date']} | " if date else ""
+    return (f"{when}{system['cpu']}, {system['cpus']} CPUs | fastclip "
             f"{system['fastclip']}, SIMD {system['simd_target']} (compiled "
             f"{', '.join(system['simd_compiled'])}) | numpy {system['numpy']}, python "
             f"{system['python']} | {peers}{torch_isa}{missing}")
@@ -106,7 +111,7 @@ def threads_table(report):
         rows.append([r["dtype"], r["layout"], _time(one), _time(allt), _time(t["np.clip"]),
                      _time(th) if th else "-", _x(th / allt) if th else "-",
                      _x(t["np.clip"] / allt), f"{one / t['np.copyto']:.2f}"])
-    return Table(f"Threads, n = 2**24 (all = {report['threads'][0]['threads']}; torch.clamp with "
+    return Table(f"Threads, n = 2^24 (all = {report['threads'][0]['threads']}; torch.clamp with "
                  "its default threads)",
                  ["dtype", "layout", "1 thread", "all", "np.clip", "torch", "all vs torch",
                   "all vs np", "1t vs copyto"], rows,
@@ -120,7 +125,7 @@ def idle_table(report):
         t = r["seconds"]
         allt, one = t[f"fastclip {r['threads']} threads"], t["fastclip 1 thread"]
         th = t.get("torch.clamp")
-        rows.append([f"2**{r['n'].bit_length() - 1}", f"{r['gap_ms']} ms", _time(allt), _time(one),
+        rows.append([f"2^{r['n'].bit_length() - 1}", f"{r['gap_ms']} ms", _time(allt), _time(one),
                      f"{allt / one:.2f}", _time(t["np.clip"]), _time(th) if th else "-",
                      _x(th / allt) if th else "-"])
     return Table(f"Idle gaps: float32 out=, calls with a pause of the gap before each; medians. "
@@ -254,19 +259,24 @@ def render_text(report, full=False):
     return "\n".join(lines)
 
 
+def _md(text):
+    """text for a markdown page: 2**24 as 2^24 (a bare ** starts bold)."""
+    return re.sub(r"(\d)\*\*(\d)", r"\1^\2", str(text))
+
+
 def render_markdown(report, full=False):
-    lines = [f"Measured {system_line(report['system'])}; medians of {report['repeats']} "
-             "interleaved repeats."]
+    lines = [f"Measured on {system_line(report['system'], date=False)}; each cell the median "
+             f"of {report['repeats']} interleaved repeats."]
     for table in tables(report, full):
-        lines += ["", f"**{table.title}**", "",
+        lines += ["", f"**{_md(table.title)}**", "",
                   "| " + " | ".join(table.columns) + " |",
                   "|" + " --- |" * len(table.columns)]
-        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in table.rows]
         if table.legend:
-            lines += ["", table.legend]
+            lines += ["", _md(table.legend)]
     extras = _extras(report)
     if extras:
-        lines += [""] + extras
+        lines += [""] + [_md(e) for e in extras]
     return "\n".join(lines)
 
 
@@ -280,24 +290,37 @@ def plot(report, path):
         raise SystemExit("--plot needs matplotlib: pip install matplotlib")
     from fastclip.bench.cases import LAYOUTS_FULL
     layouts = sorted({r["layout"] for r in report["results"]}, key=LAYOUTS_FULL.index)
-    fig, axes = plt.subplots(1, len(layouts), figsize=(4.2 * len(layouts), 4.2), squeeze=False,
+    # a grid of three panels a row, the legend in a cell of its own: a page's
+    # width holds it, and the file stays small enough to ship in the docs
+    columns = min(3, len(layouts) + 1)
+    rows = -(-(len(layouts) + 1) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.0 * rows), squeeze=False,
                              sharey=True)
+    panels = axes.flatten()
     labels = list(dict.fromkeys(r.get("label", r["dtype"]) for r in report["results"]))
     colours = plt.get_cmap("tab20")
-    for ax, layout in zip(axes[0], layouts):
+    for ax, layout in zip(panels, layouts):
         for i, name in enumerate(labels):
             pts = [(r["n"], r["seconds"]["np.clip"] / r["seconds"]["fastclip"])
                    for r in report["results"] if r.get("label", r["dtype"]) == name
                    and r["layout"] == layout]
-            ax.plot(*zip(*pts), marker="o", label=name, color=colours(i % 20),
+            ax.plot(*zip(*pts), marker="o", markersize=3, label=name, color=colours(i % 20),
                     linestyle="-" if i < 10 else "--")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.axhline(1, color="gray", lw=0.8)
-        ax.set_title(layout)
-        ax.set_xlabel("elements")
-    axes[0][0].set_ylabel("speedup over np.clip")
-    axes[0][-1].legend(fontsize=7, ncol=2)
-    fig.suptitle(system_line(report["system"]), fontsize=7)
+        ax.set_title(layout, fontsize=9)
+        ax.tick_params(labelsize=7)
+    for ax in axes[-1]:
+        ax.set_xlabel("elements", fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("speedup over np.clip", fontsize=8)
+    key = panels[len(layouts)]
+    key.axis("off")
+    key.legend(*panels[0].get_legend_handles_labels(), loc="center", fontsize=7, ncol=2,
+               frameon=False)
+    for ax in panels[len(layouts) + 1:]:
+        ax.axis("off")
+    fig.suptitle(system_line(report["system"], date=False), fontsize=6)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=90, pil_kwargs={"optimize": True})

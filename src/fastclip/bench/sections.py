@@ -348,17 +348,38 @@ def system(peers):
     """The facts a reader needs to place the figures: date, CPU, SIMD target,
     versions, the peers present and absent."""
     c = config()
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"date": time.strftime("%Y-%m-%d"), "cpu": cpu, "cpus": os.cpu_count(),
+    return {"date": time.strftime("%Y-%m-%d"), "cpu": cpu_name(), "cpus": os.cpu_count(),
             "simd_target": c["simd_target"], "simd_compiled": c["simd_compiled"],
             "fastclip": c["fastclip"], "numpy": c["numpy"], "python": c["python"],
             "peers": peers.versions(), "peers_missing": list(peers.missing),
             "torch_capability": _torch_capability(peers)}
+
+
+def cpu_name():
+    """The CPU as a reader can place it: the model name, and on Linux its
+    family and model numbers (one name covers several generations: "AMD
+    EPYC") and the L2 a core."""
+    name = platform.processor() or platform.machine()
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+                if not line.strip():
+                    break
+    except OSError:
+        return name
+    name = fields.get("model name", name)
+    facts = []
+    if "cpu family" in fields and "model" in fields:
+        facts.append(f"family {fields['cpu family']} model {fields['model']}")
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
+            facts.append(f"L2 {f.read().strip()} a core")
+    except OSError:
+        pass
+    return f"{name} ({', '.join(facts)})" if facts else name
 
 
 def _torch_capability(peers):
