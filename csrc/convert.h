@@ -43,11 +43,8 @@
 #include "convert_vector.h"
 #include "fpstatus.h"
 #include "masked.h"
+#include "simd/f16c.h"
 #include "stream.h"
-
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
 
 /* The fused loops are vectorised at 512 bits in the AVX-512 build, whose
  * default is 256 (_build_utils): they compute more than they move. GCC only
@@ -568,28 +565,22 @@ static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 #if defined(FC_HAVE_CONVERT_VECTOR) || !(defined(__x86_64__) || defined(_M_X64))
 #define FC_CONVERT_DOUBLE_SMALL_INT FC_CONVERT_VECTOR
 #else
-#include <emmintrin.h>
+#include "simd/sse2.h"
 #define FC_CONVERT_DOUBLE_SMALL_INT(NAME, SN, S, DN, CVT, RANGE_OK)           \
     static inline npy_intp fc_int32_blocks_##NAME(const double *x, char *po, npy_intp n, \
                                                   double lo, double hi, int *nan) \
     {                                                                          \
         npy_int32 buf[FC_CONVERT_BLOCK];                                       \
-        const __m128d vlo = _mm_set1_pd(lo), vhi = _mm_set1_pd(hi);            \
-        __m128d nans = _mm_setzero_pd();                                       \
+        __m128d nans = fc_sse2_no_nans();                                      \
         npy_intp i = 0, whole = n - n % 2;                                     \
         for (; i < whole; i += FC_CONVERT_BLOCK) {                             \
             npy_intp m = whole - i < FC_CONVERT_BLOCK ? whole - i : FC_CONVERT_BLOCK; \
-            for (npy_intp j = 0; j < m; j += 2) {                              \
-                __m128d v = _mm_loadu_pd(x + i + j);                           \
-                nans = _mm_or_pd(nans, _mm_cmpunord_pd(v, v));                 \
-                v = _mm_min_pd(vhi, _mm_max_pd(vlo, v));                       \
-                _mm_storel_epi64((__m128i *)(buf + j), _mm_cvttpd_epi32(v));   \
-            }                                                                  \
+            fc_sse2_clip_trunc_f64_s32(x + i, buf, m, lo, hi, &nans);          \
             for (npy_intp j = 0; j < m; j++) {                                 \
                 FC_STORE_##DN(po, i + j, buf[j]);                              \
             }                                                                  \
         }                                                                      \
-        *nan |= _mm_movemask_pd(nans) != 0;                                    \
+        *nan |= fc_sse2_any_nan(nans);                                         \
         return whole;                                                          \
     }                                                                          \
     FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK,                        \
@@ -600,11 +591,9 @@ static inline npy_uint8 fc_float_to_float8(float v, int M, int B)
 static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m)
 {
     npy_intp j = 0;
-#if defined(__F16C__)
+#if FC_HAVE_F16C
     for (; j + 8 <= m; j += 8) {
-        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(buf + j),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        _mm_storeu_si128((__m128i *)(o + j), h);
+        fc_f16c_floats_to_half(buf + j, o + j);
     }
 #endif
     for (; j < m; j++) {
@@ -753,13 +742,9 @@ static FC_CONVERT_LOOP int fc_cvt_half_float(const char *px, char *po, npy_intp 
     float hi = fc_half_to_float(*(const npy_uint16 *)phi);
     int nan = 0;
     npy_intp i = 0;
-#if defined(__F16C__)
+#if FC_HAVE_F16C
     for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
-        nan |= _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        v = _mm256_blendv_ps(v, _mm256_set1_ps(lo), _mm256_cmp_ps(v, _mm256_set1_ps(lo), _CMP_LT_OQ));
-        v = _mm256_blendv_ps(v, _mm256_set1_ps(hi), _mm256_cmp_ps(v, _mm256_set1_ps(hi), _CMP_GT_OQ));
-        _mm256_storeu_ps(o + i, v);
+        nan |= fc_f16c_half_to_floats_clipped(x + i, o + i, lo, hi);
     }
 #endif
     for (; i < n; i++) {

@@ -454,7 +454,7 @@ static inline npy_intp fc_cvt_vector_double_bfloat16_once(const void *px, void *
 {
     if (s->tiny_bound) {
         /* a lane clipped to it is a float32 subnormal (a zero bound made
-         * the smallest subnormal, src/fastclip/_calls.pxi
+         * the smallest subnormal, src/fastclip/_route_one_sided.pxi
          * _narrowed_past_the_tie): the sticky run would be redone, so
          * round to odd everywhere from the start */
         return fc_cvt_vector_double_bfloat16_odd_everywhere(px, o, n, s);

@@ -20,138 +20,27 @@
 
 #define FC_MASK_BLOCK 1024
 
-#if (defined(__AVX512BW__) && defined(__AVX512VL__)) || defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
-/* The masked stores of a contiguous blend, written out: left to the
- * vectoriser, its cost model kept some item sizes scalar, and a branch per
- * element mispredicts on a random mask. AVX-512 BW/VL: a
- * masked store for every item size; AVX2: vpmaskmovd/q for 4- and 8-byte
- * items, and for the 1- and 2-byte items of whole dwords (it has no byte or
- * word masked store), the rest of their set items one by one; a plain store
- * where a vector's (8-byte items: two vectors') mask is all set, as
- * vpmaskmov's store is slow (microcoded on AMD before Zen 4, whatever the mask).
- * Returns how many elements it stored (the rest: the caller's loop). */
+/* The masked stores of a contiguous blend, a vector's worth at a time by the
+ * layer's fc_blend_<itemsize> (csrc/simd/): left to the vectoriser, its cost
+ * model kept some item sizes scalar, and a branch per element mispredicts on
+ * a random mask. Returns how many elements it stored (the rest: the caller's
+ * loop). */
 static inline npy_intp fc_blend_vector(int itemsize, char *out, const char *buf,
                                        const npy_bool *mask, npy_intp n)
 {
     npy_intp i = 0;
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
+#if defined(FC_HAVE_BLEND)
+#define FC_BLEND_RUN(W)                                                        \
+    for (; i + FC_BLEND_ITEMS_##W <= n; i += FC_BLEND_ITEMS_##W) {             \
+        fc_blend_##W(out + (W) * i, buf + (W) * i, mask + i);                  \
+    }
     switch (itemsize) {
-    case 1:
-        for (; i + 32 <= n; i += 32) {
-            __m256i m = _mm256_loadu_si256((const __m256i *)(mask + i));
-            _mm256_mask_storeu_epi8(out + i, _mm256_test_epi8_mask(m, m),
-                                    _mm256_loadu_si256((const __m256i *)(buf + i)));
-        }
-        break;
-    case 2:
-        for (; i + 16 <= n; i += 16) {
-            __m128i m = _mm_loadu_si128((const __m128i *)(mask + i));
-            _mm256_mask_storeu_epi16(out + 2 * i, _mm_test_epi8_mask(m, m),
-                                     _mm256_loadu_si256((const __m256i *)(buf + 2 * i)));
-        }
-        break;
-    case 4:     /* 4- and 8-byte items: 512-bit stores, half the instructions
-                 * of 256-bit ones */
-        for (; i + 16 <= n; i += 16) {
-            __m128i m = _mm_loadu_si128((const __m128i *)(mask + i));
-            _mm512_mask_storeu_epi32(out + 4 * i, _mm_test_epi8_mask(m, m),
-                                     _mm512_loadu_si512((const void *)(buf + 4 * i)));
-        }
-        break;
-    case 8:
-        for (; i + 8 <= n; i += 8) {
-            __m128i m = _mm_loadl_epi64((const __m128i *)(mask + i));
-            _mm512_mask_storeu_epi64(out + 8 * i, (__mmask8)_mm_test_epi8_mask(m, m),
-                                     _mm512_loadu_si512((const void *)(buf + 8 * i)));
-        }
-        break;
+    case 1: FC_BLEND_RUN(1) break;
+    case 2: FC_BLEND_RUN(2) break;
+    case 4: FC_BLEND_RUN(4) break;
+    case 8: FC_BLEND_RUN(8) break;
     }
-#elif defined(__AVX2__)
-    const __m256i zero = _mm256_setzero_si256();
-    if (itemsize == 1) {
-        /* no byte-masked store: the dwords whose four mask bytes are all set
-         * by vpmaskmovd, the set bytes of the other dwords one by one */
-        for (; i + 32 <= n; i += 32) {
-            __m256i clear = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(mask + i)), zero);
-            unsigned clear_bits = (unsigned)_mm256_movemask_epi8(clear);
-            if (clear_bits == 0xffffffffu) {
-                continue;
-            }
-            __m256i v = _mm256_loadu_si256((const __m256i *)(buf + i));
-            if (clear_bits == 0) {
-                _mm256_storeu_si256((__m256i *)(out + i), v);
-                continue;
-            }
-            __m256i whole = _mm256_cmpeq_epi32(clear, zero);
-            _mm256_maskstore_epi32((int *)(out + i), whole, v);
-            unsigned rest = ~clear_bits & ~(unsigned)_mm256_movemask_epi8(whole);
-            for (; rest; rest &= rest - 1) {
-                int j = __builtin_ctz(rest);
-                out[i + j] = buf[i + j];
-            }
-        }
-    }
-    else if (itemsize == 2) {
-        /* the same by pairs of items */
-        for (; i + 16 <= n; i += 16) {
-            __m128i clear8 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(mask + i)),
-                                            _mm_setzero_si128());
-            unsigned clear_bits = (unsigned)_mm_movemask_epi8(clear8);
-            if (clear_bits == 0xffffu) {
-                continue;
-            }
-            if (clear_bits == 0) {
-                _mm256_storeu_si256((__m256i *)(out + 2 * i),
-                                    _mm256_loadu_si256((const __m256i *)(buf + 2 * i)));
-                continue;
-            }
-            __m256i whole = _mm256_cmpeq_epi32(_mm256_cvtepi8_epi16(clear8), zero);
-            _mm256_maskstore_epi32((int *)(out + 2 * i), whole,
-                                   _mm256_loadu_si256((const __m256i *)(buf + 2 * i)));
-            __m128i whole8 = _mm_packs_epi16(_mm256_castsi256_si128(whole),
-                                             _mm256_extracti128_si256(whole, 1));
-            unsigned rest = ~clear_bits & ~(unsigned)_mm_movemask_epi8(whole8) & 0xffffu;
-            for (; rest; rest &= rest - 1) {
-                int j = __builtin_ctz(rest);
-                memcpy(out + 2 * (i + j), buf + 2 * (i + j), 2);
-            }
-        }
-    }
-    else if (itemsize == 4) {
-        /* a plain store where all 8 are set: fc_masked_rows (csrc/strided_rows.h) */
-        for (; i + 8 <= n; i += 8) {
-            __m256i m = _mm256_cmpgt_epi32(
-                _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(mask + i))), zero);
-            __m256i v = _mm256_loadu_si256((const __m256i *)(buf + 4 * i));
-            if (__builtin_expect(_mm256_movemask_ps(_mm256_castsi256_ps(m)) == 0xff, 0)) {
-                _mm256_storeu_si256((__m256i *)(out + 4 * i), v);
-            }
-            else {
-                _mm256_maskstore_epi32((int *)(out + 4 * i), m, v);
-            }
-        }
-    }
-    else if (itemsize == 8) {
-        /* by 8 items, as fc_masked_rows (csrc/strided_rows.h) */
-        for (; i + 8 <= n; i += 8) {
-            __m128i bytes = _mm_loadl_epi64((const __m128i *)(mask + i));
-            __m256i m0 = _mm256_cmpgt_epi64(_mm256_cvtepu8_epi64(bytes), zero);
-            __m256i m1 = _mm256_cmpgt_epi64(_mm256_cvtepu8_epi64(_mm_srli_si128(bytes, 4)), zero);
-            __m256i v0 = _mm256_loadu_si256((const __m256i *)(buf + 8 * i));
-            __m256i v1 = _mm256_loadu_si256((const __m256i *)(buf + 8 * i + 32));
-            if (__builtin_expect(_mm256_movemask_epi8(_mm256_and_si256(m0, m1)) == -1, 0)) {
-                _mm256_storeu_si256((__m256i *)(out + 8 * i), v0);
-                _mm256_storeu_si256((__m256i *)(out + 8 * i + 32), v1);
-            }
-            else {
-                _mm256_maskstore_epi64((long long *)(out + 8 * i), m0, v0);
-                _mm256_maskstore_epi64((long long *)(out + 8 * i + 32), m1, v1);
-            }
-        }
-    }
+#undef FC_BLEND_RUN
 #else
     (void)itemsize; (void)out; (void)buf; (void)mask; (void)n;
 #endif

@@ -298,15 +298,6 @@ static void fc_pool_hint_idle(void)
     __atomic_store_n(&fc_pool_hint.idle, idle, __ATOMIC_RELAXED);
 }
 
-static inline void fc_cpu_relax(void)
-{
-#if FC_SSE2
-    _mm_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* One step of a wait for another thread of the pool: a pause, and every
  * 1024th step the core given up, since the thread waited for may have been
  * preempted and need it. */

@@ -7,9 +7,9 @@
  * FC_STREAM_MIN_BYTES, half the L3 of the machines seen so far: smaller
  * results stay in L3, where plain stores are faster.
  *
- * fc_stream_copy: dst aligned to 64 bytes, nbytes a multiple of 64. 32-byte
- * streaming stores in the AVX-512 build too: 64-byte ones were slower on AMD
- * Zen 4.
+ * When to stream, and where a loop's stores start; the stores themselves
+ * (fc_stream_copy: 32-byte streaming stores in the AVX-512 build too, as
+ * 64-byte ones are slower on AMD Zen 4) are csrc/simd/memory.h's.
  */
 #ifndef FASTCLIP_STREAM_H
 #define FASTCLIP_STREAM_H
@@ -18,20 +18,7 @@
 #include <string.h>
 #include <numpy/npy_common.h>
 
-/* SSE2 is part of x86-64, but only GCC and clang say so (__SSE2__); MSVC
- * defines _M_X64/_M_AMD64 and, under /arch:AVX2 or /arch:AVX512, __AVX__. */
-#if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
-#define FC_SSE2 1
-#else
-#define FC_SSE2 0
-#endif
-
-#if FC_SSE2
-#include <immintrin.h>
-#define FC_HAVE_STREAM 1
-#else
-#define FC_HAVE_STREAM 0
-#endif
+#include "simd/memory.h"      /* fc_stream_copy, fc_stream_fence */
 
 #define FC_STREAM_MIN_BYTES (16 << 20)
 
@@ -105,28 +92,6 @@ static inline int fc_should_stream(const void *data, const char *out, npy_intp n
         return 0;
     }
     return fc_pages_resident(out, nbytes);
-}
-
-static inline void fc_stream_copy(char *dst, const char *src, npy_intp nbytes)
-{
-#if defined(__AVX__)
-    for (npy_intp i = 0; i < nbytes; i += 32) {
-        _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
-    }
-#elif FC_SSE2
-    for (npy_intp i = 0; i < nbytes; i += 16) {
-        _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
-    }
-#else
-    memcpy(dst, src, (size_t)nbytes);
-#endif
-}
-
-static inline void fc_stream_fence(void)
-{
-#if FC_HAVE_STREAM
-    _mm_sfence();   /* streaming stores are weakly ordered */
-#endif
 }
 
 #endif

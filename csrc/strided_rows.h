@@ -33,8 +33,7 @@
 
 #include "simd/simd.h"
 
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-#include <immintrin.h>
+#if defined(FC_VW_INLINE)        /* AVX-512's any-width vectors with lane masks */
 #include <stdint.h>
 #include <string.h>
 #include <numpy/npy_common.h>
@@ -42,8 +41,7 @@
 #define FC_HAVE_STRIDED_ROWS 1
 
 /* Every function here is inlined into its caller, which passes the width and
- * kind as constants, so that each switch below folds away (called, the
- * same-stride loop ran a switch a vector). */
+ * kind as constants, so that the layer's switches fold away. */
 #if defined(_MSC_VER)
 #define FC_ROWS_INLINE static __forceinline
 #else
@@ -54,99 +52,12 @@
  * vector holds fewer than 64 / 8 / itemsize elements and the gather wins */
 #define FC_MASKED_SPAN_MAX_STRIDE 8
 
-typedef uint64_t fc_lanes_t;    /* one bit a lane, the low 64 / itemsize used */
-
-FC_ROWS_INLINE fc_lanes_t fc_low_lanes(npy_intp k)
-{
-    return k >= 64 ? ~(fc_lanes_t)0 : (((fc_lanes_t)1 << k) - 1);
-}
-
-FC_ROWS_INLINE __m512i fc_loadz_512(int w, fc_lanes_t m, const void *p)
-{
-    switch (w) {
-    case 1: return _mm512_maskz_loadu_epi8((__mmask64)m, p);
-    case 2: return _mm512_maskz_loadu_epi16((__mmask32)m, p);
-    case 4: return _mm512_maskz_loadu_epi32((__mmask16)m, p);
-    default: return _mm512_maskz_loadu_epi64((__mmask8)m, p);
-    }
-}
-
-FC_ROWS_INLINE void fc_store_512(int w, void *p, fc_lanes_t m, __m512i v)
-{
-    switch (w) {
-    case 1: _mm512_mask_storeu_epi8(p, (__mmask64)m, v); break;
-    case 2: _mm512_mask_storeu_epi16(p, (__mmask32)m, v); break;
-    case 4: _mm512_mask_storeu_epi32(p, (__mmask16)m, v); break;
-    default: _mm512_mask_storeu_epi64(p, (__mmask8)m, v); break;
-    }
-}
-
-/* one value, in every lane of its width */
-FC_ROWS_INLINE __m512i fc_set1_512(int w, const void *value)
-{
-    uint64_t v = 0;
-    memcpy(&v, value, (size_t)w);
-    switch (w) {
-    case 1: return _mm512_set1_epi8((char)v);
-    case 2: return _mm512_set1_epi16((short)v);
-    case 4: return _mm512_set1_epi32((int)v);
-    default: return _mm512_set1_epi64((long long)v);
-    }
-}
-
-/* kind: FC_LANE_SIGNED, FC_LANE_UNSIGNED or FC_LANE_FLOAT (simd/simd.h) */
-FC_ROWS_INLINE __m512i fc_clip_512(int w, int kind, __m512i x, __m512i lo, __m512i hi)
-{
-    if (kind == FC_LANE_FLOAT && w == 4) {
-        __m512 t = _mm512_max_ps(_mm512_castsi512_ps(lo), _mm512_castsi512_ps(x));
-        return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(hi), t));
-    }
-    if (kind == FC_LANE_FLOAT) {
-        __m512d t = _mm512_max_pd(_mm512_castsi512_pd(lo), _mm512_castsi512_pd(x));
-        return _mm512_castpd_si512(_mm512_min_pd(_mm512_castsi512_pd(hi), t));
-    }
-    switch (w * 2 + kind) {        /* w bytes a lane, signed or unsigned */
-    case 2: return _mm512_min_epi8(hi, _mm512_max_epi8(lo, x));
-    case 3: return _mm512_min_epu8(hi, _mm512_max_epu8(lo, x));
-    case 4: return _mm512_min_epi16(hi, _mm512_max_epi16(lo, x));
-    case 5: return _mm512_min_epu16(hi, _mm512_max_epu16(lo, x));
-    case 8: return _mm512_min_epi32(hi, _mm512_max_epi32(lo, x));
-    case 9: return _mm512_min_epu32(hi, _mm512_max_epu32(lo, x));
-    case 16: return _mm512_min_epi64(hi, _mm512_max_epi64(lo, x));
-    default: return _mm512_min_epu64(hi, _mm512_max_epu64(lo, x));
-    }
-}
-
-/* the even lanes of a, then those of b */
-FC_ROWS_INLINE __m512i fc_even_lanes_512(int w, __m512i a, __m512i b)
-{
-    switch (w) {
-    case 1: {
-        __m512i low = _mm512_set1_epi16(0x00ff);
-        __m512i packed = _mm512_packus_epi16(_mm512_and_si512(a, low), _mm512_and_si512(b, low));
-        /* packus works in 128-bit lanes: a0 b0 a1 b1 a2 b2 a3 b3 in qwords */
-        return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), packed);
-    }
-    case 2:
-        return _mm512_permutex2var_epi16(
-            a, _mm512_setr_epi32(0x00020000, 0x00060004, 0x000a0008, 0x000e000c,
-                                 0x00120010, 0x00160014, 0x001a0018, 0x001e001c,
-                                 0x00220020, 0x00260024, 0x002a0028, 0x002e002c,
-                                 0x00320030, 0x00360034, 0x003a0038, 0x003e003c), b);
-    case 4:
-        return _mm512_permutex2var_epi32(
-            a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
-    default:
-        return _mm512_permutex2var_epi64(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
-    }
-}
-
 /* count rows of n elements of width w, row r at px + r * row_sx (x) and
  * po + r * row_so (out), x and out at the same stride of s elements (not 0,
  * |s| <= FC_MASKED_SPAN_MAX_STRIDE) */
 FC_ROWS_INLINE void fc_same_stride_rows_512(int w, int kind, char *px, char *po, npy_intp n,
                                            npy_intp s, npy_intp count, npy_intp row_sx,
-                                           npy_intp row_so, __m512i lo, __m512i hi)
+                                           npy_intp row_so, fc_vw lo, fc_vw hi)
 {
     npy_intp lanes = 64 / w;
     if (s < 0) {                /* from the lowest address up: same pairs */
@@ -197,7 +108,7 @@ FC_ROWS_INLINE void fc_same_stride_rows_512(int w, int kind, char *px, char *po,
 /* count rows of n elements, x at a stride of two elements, out contiguous */
 FC_ROWS_INLINE void fc_halving_rows_512(int w, int kind, char *px, char *po, npy_intp n,
                                        npy_intp count, npy_intp row_sx, npy_intp row_so,
-                                       __m512i lo, __m512i hi)
+                                       fc_vw lo, fc_vw hi)
 {
     npy_intp lanes = 64 / w;
     /* The second vector's last lane is the odd one after the last element it
@@ -208,24 +119,24 @@ FC_ROWS_INLINE void fc_halving_rows_512(int w, int kind, char *px, char *po, npy
         char *x = px + r * row_sx, *o = po + r * row_so;
         npy_intp i = 0;
         for (; i + lanes < n; i += lanes) {
-            __m512i a = _mm512_loadu_si512((const void *)(x + 2 * i * w));
-            __m512i b = _mm512_loadu_si512((const void *)(x + (2 * i + lanes) * w));
-            _mm512_storeu_si512((void *)(o + i * w),
+            fc_vw a = fc_load_512(x + 2 * i * w);
+            fc_vw b = fc_load_512(x + (2 * i + lanes) * w);
+            fc_storeall_512(o + i * w,
                                 fc_clip_512(w, kind, fc_even_lanes_512(w, a, b), lo, hi));
         }
         if (i + lanes == n) {
-            __m512i a = _mm512_loadu_si512((const void *)(x + 2 * i * w));
-            __m512i b = fc_loadz_512(w, all_but_last, x + (2 * i + lanes) * w);
-            _mm512_storeu_si512((void *)(o + i * w),
+            fc_vw a = fc_load_512(x + 2 * i * w);
+            fc_vw b = fc_loadz_512(w, all_but_last, x + (2 * i + lanes) * w);
+            fc_storeall_512(o + i * w,
                                 fc_clip_512(w, kind, fc_even_lanes_512(w, a, b), lo, hi));
             i += lanes;
         }
         if (i < n) {
             npy_intp need = 2 * (n - i) - 1;        /* source lanes up to the last element */
-            __m512i a = fc_loadz_512(w, fc_low_lanes(need), x + 2 * i * w);
-            __m512i b = need > lanes
+            fc_vw a = fc_loadz_512(w, fc_low_lanes(need), x + 2 * i * w);
+            fc_vw b = need > lanes
                 ? fc_loadz_512(w, fc_low_lanes(need - lanes), x + (2 * i + lanes) * w)
-                : _mm512_setzero_si512();
+                : fc_zero_512();
             fc_store_512(w, o + i * w, fc_low_lanes(n - i),
                          fc_clip_512(w, kind, fc_even_lanes_512(w, a, b), lo, hi));
         }
@@ -241,25 +152,6 @@ FC_ROWS_INLINE void fc_halving_rows_512(int w, int kind, char *px, char *po, npy
  * register, x loaded and out stored under it (masked-off lanes neither read
  * nor written), one pass; 1, or 0 for a layout it does not take */
 #define FC_HAVE_MASKED_ROWS 1
-/* the lanes whose where= mask byte is set, of the k (<= 64 / w) at m */
-FC_ROWS_INLINE fc_lanes_t fc_mask_lanes_512(const unsigned char *m, npy_intp k)
-{
-    __m512i v = _mm512_maskz_loadu_epi8((__mmask64)fc_low_lanes(k), m);
-    return _mm512_test_epi8_mask(v, v);
-}
-
-/* the mask bits of a whole vector's lanes: its 64 / w mask bytes, loaded
- * plainly */
-FC_ROWS_INLINE fc_lanes_t fc_mask_vector_512(int w, const unsigned char *m)
-{
-    switch (w) {
-    case 1: { __m512i v = _mm512_loadu_si512((const void *)m); return _mm512_test_epi8_mask(v, v); }
-    case 2: { __m256i v = _mm256_loadu_si256((const __m256i *)m); return _mm256_test_epi8_mask(v, v); }
-    case 4: { __m128i v = _mm_loadu_si128((const __m128i *)m); return _mm_test_epi8_mask(v, v); }
-    default: { __m128i v = _mm_loadl_epi64((const __m128i *)m); return _mm_test_epi8_mask(v, v) & 0xffu; }
-    }
-}
-
 /* where=: whole vectors with plain loads of x (a masked-off lane's value is
  * clipped and dropped; the caller clears the floating-point flags), the
  * rest under the mask of the lanes left */
@@ -271,12 +163,12 @@ FC_ROWS_INLINE int fc_masked_rows(int w, int kind, char *px, char *po, const uns
         return 0;
     }
     const npy_intp lanes = 64 / w;
-    __m512i vlo = fc_set1_512(w, lo), vhi = fc_set1_512(w, hi);
+    fc_vw vlo = fc_set1_512(w, lo), vhi = fc_set1_512(w, hi);
     npy_intp i = 0;
     for (; i + lanes <= n; i += lanes) {
         fc_lanes_t m = fc_mask_vector_512(w, mask + i);
         fc_store_512(w, po + i * w, m,
-                     fc_clip_512(w, kind, _mm512_loadu_si512((const void *)(px + i * w)), vlo, vhi));
+                     fc_clip_512(w, kind, fc_load_512(px + i * w), vlo, vhi));
     }
     if (i < n) {
         fc_lanes_t m = fc_mask_lanes_512(mask + i, n - i);

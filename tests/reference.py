@@ -205,6 +205,16 @@ def assert_same_outcome(got, expected, messages=False, with_out=False):
     assert got[2] == expected[2], (got[2], expected[2])
 
 
+def compare(make, oracle=numpy_clip, messages=False):
+    """make(clip) builds fresh inputs and calls clip: fastclip.clip's outcome
+    (result, exception type and, with messages, its text, warnings) against
+    the oracle's, NumPy's own clip or reference_clip. Returns fastclip's."""
+    import fastclip
+    got = outcome(lambda: make(fastclip.clip))
+    assert_same_outcome(got, outcome(lambda: make(oracle)), messages=messages)
+    return got
+
+
 def check_three_ways(clip, a, lo, hi):
     """clip(a, lo, hi) into a new array, into out=, and in place, each equal to
     the reference; returns the reference result."""

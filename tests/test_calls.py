@@ -341,7 +341,7 @@ WHOLE_BOUNDS = [(10.0, 200.0), (-128.0, 127.0), (np.float64(-300.0), np.float64(
 def test_integer_x_with_whole_number_float_bounds(dtype):
     """An integer x with Python or np.float64 bounds that are whole numbers
     (NumPy clips in float64): where they lie within int32 and x's range, x's
-    own conversion with integer bounds takes the call (_calls.pxi
+    own conversion with integer bounds takes the call (_route_widen.pxi
     _integer_route), into a new float64 result, dtype=float64, an out of
     float64, float32 or an integer type. NumPy's bits, warnings and errors
     for every 8- and 16-bit x, the ends of the wider types, and bounds at,
@@ -858,7 +858,7 @@ def test_wider_loops_into_a_third_dtype(dtype):
               (np.int64(-5), np.int64(300)), (np.float32(-2.5), 1e38), (100.5, -3.25),
               (-0.0, 5.5), (float("nan"), 1.0), (-1e300, 1e300), (np.float64(2.5), 65504.0),
               # whole numbers within int32: an integer x's own conversion,
-              # its bounds made integers (_calls.pxi _integer_route); beyond
+              # its bounds made integers (_route_widen.pxi _integer_route); beyond
               # int32 or x's range, and a 0 of either sign
               (-65504.0, 65504.0), (0.0, 255.0), (np.float64(-300.0), np.float64(70000.0)),
               (2147483647.0, -2147483648.0), (-2147483649.0, 5.0), (-128.0, 127.0), (3.0, 0.0),

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 import fastclip
+from fastclip import _ufunc
 from fastclip._dtypes import DTYPES, numpy_dtype
 from tests.arrays import typical_bounds, values
 from tests.reference import assert_same, reference_clip
 
-BLOCK = 1024     # src/fastclip/_kernels.pyx.in
-SPAN_BLOCK = 512    # csrc/strided_rows.h, FC_SPAN_BLOCK_BYTES
+BLOCK = _ufunc._kernels.GATHER_BLOCK
+SPAN_BLOCK = _ufunc._kernels.SPAN_BLOCK_BYTES or 512    # 512: any length, where no span rows
 SIZES = [BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7]
 STEPS = [1, 2, 3, -1, -2]
 DTYPES_ = [numpy_dtype(r) for r in DTYPES]

@@ -20,7 +20,8 @@ SEED = os.path.join(os.path.dirname(__file__), "data", "onnx-Clip-12.rst")
 
 def onnx_examples():
     """(name, node inputs, {input name: array}, expected output) per example."""
-    text = open(SEED).read().split("Examples\n--------", 1)[1]
+    with open(SEED) as f:
+        text = f.read().split("Examples\n--------", 1)[1]
     text = text.split("Differences with previous version", 1)[0]
     examples = []
     for name, body in re.findall(r"\*\*(test_\w+)\*\*(.*?)(?=\*\*test_|\Z)", text, re.S):

@@ -8,13 +8,10 @@ import numpy as np
 import pytest
 
 import fastclip
-from tests.reference import ML_FLOATS, assert_same, assert_same_outcome, numpy_clip, outcome, reference_clip
+from tests.reference import (ML_FLOATS, assert_same, assert_same_outcome, compare, numpy_clip,
+                             outcome, reference_clip)
 
 BF16 = ml_dtypes.bfloat16
-
-
-def compare(make, oracle=numpy_clip):
-    assert_same_outcome(outcome(lambda: make(fastclip.clip)), outcome(lambda: make(oracle)))
 
 
 def test_float16_nan_cast_to_int16_does_not_warn():

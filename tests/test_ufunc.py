@@ -45,7 +45,8 @@ def test_promotion_matches_numpy(x_dtype):
     checked = 0
     for lo, hi in itertools.product(others, [x[0], 2]):
         try:
-            expected = np._core.umath.clip(x, lo, hi).dtype
+            with np.errstate(all="ignore"):     # 1e300 into float16 overflows: dtypes only here
+                expected = np._core.umath.clip(x, lo, hi).dtype
         except (TypeError, OverflowError) as e:
             with pytest.raises(type(e)):
                 fastclip.clip_ufunc(x, lo, hi)

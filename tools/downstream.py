@@ -95,7 +95,10 @@ def run_module(path, patched, site):
         seconds = time.perf_counter() - start
         if not os.path.exists(xml):
             raise RuntimeError(f"pytest did not run {path}:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
-        calls = int(open(count).read()) if patched and os.path.exists(count) else 0
+        calls = 0
+        if patched and os.path.exists(count):
+            with open(count) as f:
+                calls = int(f.read())
         result = outcomes(xml)
         if proc.returncode in (2, 3, 4) or not result:
             # interrupted, internal error, usage error or nothing collected: a

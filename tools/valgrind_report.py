@@ -34,7 +34,8 @@ def blocks(text):
 
 
 def main(path):
-    text = open(path).read()
+    with open(path) as f:
+        text = f.read()
     ours, fatal, others = [], [], collections.Counter()
     for b in blocks(text):
         head = b[0]

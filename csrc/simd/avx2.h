@@ -552,4 +552,90 @@ static inline void fc_maskstore_f64_f32(double *o, fc_m_f32 m, fc_v_f32 v)
                        _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
 }
 
+/* ---- where=: one step of a contiguous blend (csrc/masked.h), buf's items
+ * stored into out where the mask's bytes are set and nothing else written.
+ * vpmaskmovd/q store 4- and 8-byte items; there is no byte or word masked
+ * store, so 1- and 2-byte items store their whole dwords by vpmaskmovd and
+ * the rest of their set items one by one. A step whose mask is all set takes
+ * a plain store: vpmaskmov's store is microcoded on AMD before Zen 4, slow
+ * whatever the mask ---- */
+#define FC_HAVE_BLEND 1
+#define FC_BLEND_ITEMS_1 32
+#define FC_BLEND_ITEMS_2 16
+#define FC_BLEND_ITEMS_4 8
+#define FC_BLEND_ITEMS_8 8
+static inline void fc_blend_1(char *out, const char *buf, const unsigned char *mask)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i clear = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)mask), zero);
+    unsigned clear_bits = (unsigned)_mm256_movemask_epi8(clear);
+    if (clear_bits == 0xffffffffu) {
+        return;
+    }
+    __m256i v = _mm256_loadu_si256((const __m256i *)buf);
+    if (clear_bits == 0) {
+        _mm256_storeu_si256((__m256i *)out, v);
+        return;
+    }
+    __m256i whole = _mm256_cmpeq_epi32(clear, zero);
+    _mm256_maskstore_epi32((int *)out, whole, v);
+    unsigned rest = ~clear_bits & ~(unsigned)_mm256_movemask_epi8(whole);
+    for (; rest; rest &= rest - 1) {
+        int j = __builtin_ctz(rest);
+        out[j] = buf[j];
+    }
+}
+static inline void fc_blend_2(char *out, const char *buf, const unsigned char *mask)
+{
+    __m128i clear8 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)mask), _mm_setzero_si128());
+    unsigned clear_bits = (unsigned)_mm_movemask_epi8(clear8);
+    if (clear_bits == 0xffffu) {
+        return;
+    }
+    __m256i v = _mm256_loadu_si256((const __m256i *)buf);
+    if (clear_bits == 0) {
+        _mm256_storeu_si256((__m256i *)out, v);
+        return;
+    }
+    __m256i whole = _mm256_cmpeq_epi32(_mm256_cvtepi8_epi16(clear8), _mm256_setzero_si256());
+    _mm256_maskstore_epi32((int *)out, whole, v);
+    __m128i whole8 = _mm_packs_epi16(_mm256_castsi256_si128(whole),
+                                     _mm256_extracti128_si256(whole, 1));
+    unsigned rest = ~clear_bits & ~(unsigned)_mm_movemask_epi8(whole8) & 0xffffu;
+    for (; rest; rest &= rest - 1) {
+        int j = __builtin_ctz(rest);
+        memcpy(out + 2 * j, buf + 2 * j, 2);
+    }
+}
+static inline void fc_blend_4(char *out, const char *buf, const unsigned char *mask)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i m = _mm256_cmpgt_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)mask)),
+                                   zero);
+    __m256i v = _mm256_loadu_si256((const __m256i *)buf);
+    if (__builtin_expect(_mm256_movemask_ps(_mm256_castsi256_ps(m)) == 0xff, 0)) {
+        _mm256_storeu_si256((__m256i *)out, v);
+    }
+    else {
+        _mm256_maskstore_epi32((int *)out, m, v);
+    }
+}
+static inline void fc_blend_8(char *out, const char *buf, const unsigned char *mask)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m128i bytes = _mm_loadl_epi64((const __m128i *)mask);
+    __m256i m0 = _mm256_cmpgt_epi64(_mm256_cvtepu8_epi64(bytes), zero);
+    __m256i m1 = _mm256_cmpgt_epi64(_mm256_cvtepu8_epi64(_mm_srli_si128(bytes, 4)), zero);
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)buf);
+    __m256i v1 = _mm256_loadu_si256((const __m256i *)(buf + 32));
+    if (__builtin_expect(_mm256_movemask_epi8(_mm256_and_si256(m0, m1)) == -1, 0)) {
+        _mm256_storeu_si256((__m256i *)out, v0);
+        _mm256_storeu_si256((__m256i *)(out + 32), v1);
+    }
+    else {
+        _mm256_maskstore_epi64((long long *)out, m0, v0);
+        _mm256_maskstore_epi64((long long *)(out + 32), m1, v1);
+    }
+}
+
 #endif

@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FC_SIMD 64
 #define FC_SIMD_NAME "avx512"
@@ -293,5 +294,160 @@ static inline void fc_maskstore_f64_f32(double *o, fc_m_f32 m, fc_v_f32 v)
     _mm512_mask_storeu_pd(o + 8, (__mmask8)(m >> 8),
                           _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
 }
+
+/* ---- where=: one step of a contiguous blend (csrc/masked.h), buf's items
+ * stored into out where the mask's bytes are set and nothing else written;
+ * 4- and 8-byte items by 512-bit stores, half the instructions of 256-bit
+ * ones ---- */
+#define FC_HAVE_BLEND 1
+#define FC_BLEND_ITEMS_1 32
+#define FC_BLEND_ITEMS_2 16
+#define FC_BLEND_ITEMS_4 16
+#define FC_BLEND_ITEMS_8 8
+static inline void fc_blend_1(char *out, const char *buf, const unsigned char *mask)
+{
+    __m256i m = _mm256_loadu_si256((const __m256i *)mask);
+    _mm256_mask_storeu_epi8(out, _mm256_test_epi8_mask(m, m),
+                            _mm256_loadu_si256((const __m256i *)buf));
+}
+static inline void fc_blend_2(char *out, const char *buf, const unsigned char *mask)
+{
+    __m128i m = _mm_loadu_si128((const __m128i *)mask);
+    _mm256_mask_storeu_epi16(out, _mm_test_epi8_mask(m, m),
+                             _mm256_loadu_si256((const __m256i *)buf));
+}
+static inline void fc_blend_4(char *out, const char *buf, const unsigned char *mask)
+{
+    __m128i m = _mm_loadu_si128((const __m128i *)mask);
+    _mm512_mask_storeu_epi32(out, _mm_test_epi8_mask(m, m), _mm512_loadu_si512((const void *)buf));
+}
+static inline void fc_blend_8(char *out, const char *buf, const unsigned char *mask)
+{
+    __m128i m = _mm_loadl_epi64((const __m128i *)mask);
+    _mm512_mask_storeu_epi64(out, (__mmask8)_mm_test_epi8_mask(m, m),
+                             _mm512_loadu_si512((const void *)buf));
+}
+
+/* ---- any-width integer vectors with lane masks (csrc/strided_rows.h): the
+ * lane width w (1, 2, 4, 8 bytes) and kind (FC_LANE_SIGNED, _UNSIGNED,
+ * _FLOAT) are arguments, and each function is inlined into a caller that
+ * passes them as constants, so that each switch folds away (called, the
+ * same-stride loop ran a switch a vector) ---- */
+#if defined(_MSC_VER)
+#define FC_VW_INLINE static __forceinline
+#else
+#define FC_VW_INLINE static inline __attribute__((always_inline))
+#endif
+typedef __m512i fc_vw;
+FC_VW_INLINE fc_vw fc_load_512(const void *p) { return _mm512_loadu_si512(p); }
+FC_VW_INLINE void fc_storeall_512(void *p, fc_vw v) { _mm512_storeu_si512(p, v); }
+FC_VW_INLINE fc_vw fc_zero_512(void) { return _mm512_setzero_si512(); }
+
+typedef uint64_t fc_lanes_t;    /* one bit a lane, the low 64 / itemsize used */
+
+FC_VW_INLINE fc_lanes_t fc_low_lanes(npy_intp k)
+{
+    return k >= 64 ? ~(fc_lanes_t)0 : (((fc_lanes_t)1 << k) - 1);
+}
+
+FC_VW_INLINE fc_vw fc_loadz_512(int w, fc_lanes_t m, const void *p)
+{
+    switch (w) {
+    case 1: return _mm512_maskz_loadu_epi8((__mmask64)m, p);
+    case 2: return _mm512_maskz_loadu_epi16((__mmask32)m, p);
+    case 4: return _mm512_maskz_loadu_epi32((__mmask16)m, p);
+    default: return _mm512_maskz_loadu_epi64((__mmask8)m, p);
+    }
+}
+
+FC_VW_INLINE void fc_store_512(int w, void *p, fc_lanes_t m, fc_vw v)
+{
+    switch (w) {
+    case 1: _mm512_mask_storeu_epi8(p, (__mmask64)m, v); break;
+    case 2: _mm512_mask_storeu_epi16(p, (__mmask32)m, v); break;
+    case 4: _mm512_mask_storeu_epi32(p, (__mmask16)m, v); break;
+    default: _mm512_mask_storeu_epi64(p, (__mmask8)m, v); break;
+    }
+}
+
+/* one value, in every lane of its width */
+FC_VW_INLINE fc_vw fc_set1_512(int w, const void *value)
+{
+    uint64_t v = 0;
+    memcpy(&v, value, (size_t)w);
+    switch (w) {
+    case 1: return _mm512_set1_epi8((char)v);
+    case 2: return _mm512_set1_epi16((short)v);
+    case 4: return _mm512_set1_epi32((int)v);
+    default: return _mm512_set1_epi64((long long)v);
+    }
+}
+
+/* kind: FC_LANE_SIGNED, FC_LANE_UNSIGNED or FC_LANE_FLOAT (simd/simd.h) */
+FC_VW_INLINE fc_vw fc_clip_512(int w, int kind, fc_vw x, fc_vw lo, fc_vw hi)
+{
+    if (kind == FC_LANE_FLOAT && w == 4) {
+        __m512 t = _mm512_max_ps(_mm512_castsi512_ps(lo), _mm512_castsi512_ps(x));
+        return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(hi), t));
+    }
+    if (kind == FC_LANE_FLOAT) {
+        __m512d t = _mm512_max_pd(_mm512_castsi512_pd(lo), _mm512_castsi512_pd(x));
+        return _mm512_castpd_si512(_mm512_min_pd(_mm512_castsi512_pd(hi), t));
+    }
+    switch (w * 2 + kind) {        /* w bytes a lane, signed or unsigned */
+    case 2: return _mm512_min_epi8(hi, _mm512_max_epi8(lo, x));
+    case 3: return _mm512_min_epu8(hi, _mm512_max_epu8(lo, x));
+    case 4: return _mm512_min_epi16(hi, _mm512_max_epi16(lo, x));
+    case 5: return _mm512_min_epu16(hi, _mm512_max_epu16(lo, x));
+    case 8: return _mm512_min_epi32(hi, _mm512_max_epi32(lo, x));
+    case 9: return _mm512_min_epu32(hi, _mm512_max_epu32(lo, x));
+    case 16: return _mm512_min_epi64(hi, _mm512_max_epi64(lo, x));
+    default: return _mm512_min_epu64(hi, _mm512_max_epu64(lo, x));
+    }
+}
+
+/* the even lanes of a, then those of b */
+FC_VW_INLINE fc_vw fc_even_lanes_512(int w, fc_vw a, fc_vw b)
+{
+    switch (w) {
+    case 1: {
+        fc_vw low = _mm512_set1_epi16(0x00ff);
+        fc_vw packed = _mm512_packus_epi16(_mm512_and_si512(a, low), _mm512_and_si512(b, low));
+        /* packus works in 128-bit lanes: a0 b0 a1 b1 a2 b2 a3 b3 in qwords */
+        return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), packed);
+    }
+    case 2:
+        return _mm512_permutex2var_epi16(
+            a, _mm512_setr_epi32(0x00020000, 0x00060004, 0x000a0008, 0x000e000c,
+                                 0x00120010, 0x00160014, 0x001a0018, 0x001e001c,
+                                 0x00220020, 0x00260024, 0x002a0028, 0x002e002c,
+                                 0x00320030, 0x00360034, 0x003a0038, 0x003e003c), b);
+    case 4:
+        return _mm512_permutex2var_epi32(
+            a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+    default:
+        return _mm512_permutex2var_epi64(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
+    }
+}
+
+/* the lanes whose where= mask byte is set, of the k (<= 64 / w) at m */
+FC_VW_INLINE fc_lanes_t fc_mask_lanes_512(const unsigned char *m, npy_intp k)
+{
+    __m512i v = _mm512_maskz_loadu_epi8((__mmask64)fc_low_lanes(k), m);
+    return _mm512_test_epi8_mask(v, v);
+}
+
+/* the mask bits of a whole vector's lanes: its 64 / w mask bytes, loaded
+ * plainly */
+FC_VW_INLINE fc_lanes_t fc_mask_vector_512(int w, const unsigned char *m)
+{
+    switch (w) {
+    case 1: { __m512i v = _mm512_loadu_si512((const void *)m); return _mm512_test_epi8_mask(v, v); }
+    case 2: { __m256i v = _mm256_loadu_si256((const __m256i *)m); return _mm256_test_epi8_mask(v, v); }
+    case 4: { __m128i v = _mm_loadu_si128((const __m128i *)m); return _mm_test_epi8_mask(v, v); }
+    default: { __m128i v = _mm_loadl_epi64((const __m128i *)m); return _mm_test_epi8_mask(v, v) & 0xffu; }
+    }
+}
+
 
 #endif

@@ -11,6 +11,11 @@
  *   sse42.h   x86-64-v2 (SSE4.2), 128-bit vectors, masks as vectors
  *   neon.h    aarch64 ASIMD, 128-bit vectors, masks as vectors
  * and no vector layer (FC_SIMD 0) otherwise: the algorithms' portable loops.
+ * Beside the layer, whatever the target: memory.h (streaming stores, their
+ * fence, the spin loop's pause), f16c.h (F16C's float16 conversions, in the
+ * AVX2 and AVX-512 builds) and sse2.h (the x86-64 baseline build's few SSE2
+ * loops). These are the only files with intrinsics; the algorithms in csrc/
+ * are written against them.
  *
  * What each target header defines, for the lane types T used here
  * (u8 s8 u16 s16 u32 s32 u64 f32 f64; not all operations for all types):
@@ -27,6 +32,13 @@
  *       all ones where negative)
  *   u8, u16: fc_mor, fc_mand, fc_mandnot (a & ~b): the logic of masks
  *   u8: fc_all_set, fc_none_set: whether every lane, or none, is nonzero
+ * Some algorithms need what only some targets have, and say so by a macro:
+ *   FC_HAVE_BLEND: fc_blend_W(out, buf, mask) stores one step of
+ *       FC_BLEND_ITEMS_W items of W bytes where the mask's bytes are set
+ *       (AVX-512, AVX2; csrc/masked.h)
+ *   FC_VI_BYTES: fc_vi, integer vectors of any lane width (AVX2, SSE4.2, NEON)
+ *   FC_VW_INLINE: fc_vw, the same with lane masks (AVX-512;
+ *       csrc/strided_rows.h)
  */
 #ifndef FASTCLIP_SIMD_H
 #define FASTCLIP_SIMD_H

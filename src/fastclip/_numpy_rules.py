@@ -6,7 +6,7 @@ their dtype (docs/semantics.rst).
 Pure Python and never on the fast path. It mirrors
 ``numpy/_core/fromnumeric.py::clip`` (the min=/max= aliases) and
 ``numpy/_core/_wrapfunc`` (objects that are not arrays); exact ndarrays
-follow ``numpy/_core/_methods.py::_clip`` in fastclip/_calls.pxi.
+follow ``numpy/_core/_methods.py::_clip`` in fastclip/_route_ndarray.pxi.
 """
 
 import numpy as np
@@ -151,7 +151,7 @@ def clip(a, a_min, a_max, out, min, max, kwargs):
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
 
     if not (_is_ml_float(a.dtype) and keeps_own_dtype(a.dtype, a_min, a_max, out, kwargs)):
-        # every other exact ndarray is fastclip._ufunc's (_calls.pxi); from
+        # every other exact ndarray is fastclip._ufunc's (_route_ndarray.pxi); from
         # here, NumPy's own clip
         return numpy_clip(a, a_min, a_max, out=out, **kwargs)
     return clip_own_dtype(a, a_min, a_max, out, kwargs)

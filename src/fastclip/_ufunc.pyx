@@ -14,8 +14,12 @@ to fastclip._numpy_rules.
 One module in parts, each a job (included below, in this order):
 _targets.pxi (the kernel build, its tables, the thread pool), _make_ufunc.pxi
 (the ufunc), _bounds.pxi (the table by row, bounds as C values), _fast.pxi
-(the fast path and its walk), _scalar.pxi (scalars and sequences),
-_calls.pxi (outs of another dtype, NumPy's argument rules).
+(the fast path and its walk), _scalar.pxi (scalars and sequences), and a
+file a route for the rest: _route_convert.pxi (outs of another dtype),
+_route_own_dtype.pxi (the rules the routes share), _route_widen.pxi (results
+wider than x), _route_one_sided.pxi (one bound None), _route_subclass.pxi
+(ndarray subclasses), _route_ndarray.pxi (NumPy's argument rules for the
+rest).
 """
 
 import importlib
@@ -119,7 +123,12 @@ include "_make_ufunc.pxi"
 include "_bounds.pxi"
 include "_fast.pxi"
 include "_scalar.pxi"
-include "_calls.pxi"
+include "_route_convert.pxi"
+include "_route_own_dtype.pxi"
+include "_route_widen.pxi"
+include "_route_one_sided.pxi"
+include "_route_subclass.pxi"
+include "_route_ndarray.pxi"
 
 # the slow path calls clip_ufunc and keeps_own_dtype, so it is imported once
 # they exist

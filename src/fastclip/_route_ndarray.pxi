@@ -1,0 +1,50 @@
+# Route: every other call on an exact ndarray, by np.clip's argument rules
+# (numpy/_core/_methods.py::_clip), through the routes above or the ufunc.
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
+    """Every other call on an exact ndarray, but a bfloat16 or float8 one
+    that keeps its dtype (_numpy_rules): numpy/_core/_methods.py::_clip (what
+    np.clip runs for an ndarray), with fastclip's ufunc where it has the loop
+    and NumPy's where not.
+    Written here, not left to _numpy_rules, for its cost: through _numpy_rules a small
+    call was slower than np.clip itself."""
+    cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
+    cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    if row >= 0 and _drops_int_bound(row, a_min, a_max):
+        a_min, a_max = _drop_int_bounds(row, a_min, a_max)
+    if a_min is None and a_max is None:
+        if (row >= 0 and type(out) is ndarray and ROW_INT_RANGE[row] is not None
+                and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
+            # both bounds dropped, an out of another dtype: a cast, which the
+            # fused loop over the range's ends does in one pass where NumPy's
+            # positive runs its loop into a buffer, then casts
+            lo, hi = <tuple>ROW_INT_RANGE[row]
+            result = _convert(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind"))
+            if result is not NotImplemented:
+                return result
+        return _umath.positive(a, out=out, **kwargs)
+    if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (
+            len(kwargs) == 1 and "casting" in kwargs)):
+        result = _one_sided(a, row, a_min, a_max, out, kwargs.get("casting") if kwargs else None)
+        if result is not NotImplemented:
+            return result
+    if a_min is None:
+        return _umath.minimum(a, a_max, out=out, **kwargs)
+    if a_max is None:
+        return _umath.maximum(a, a_min, out=out, **kwargs)
+    if row >= 0 and _operand_has_loop(a_min) and _operand_has_loop(a_max):
+        if out is None and (not kwargs or (len(kwargs) == 1 and "dtype" in kwargs)):
+            # an ml_dtypes x here does not keep its dtype: a wider loop or NumPy's
+            result = _widened(a, a_min, a_max, kwargs.get("dtype"), None)
+            if result is not NotImplemented:
+                return result
+        elif not ROW_ML[row] and type(out) is ndarray and (not kwargs or (
+                len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
+            result = _widened(a, a_min, a_max, None, <ndarray>out,
+                              kwargs.get("casting", "same_kind"))
+            if result is not NotImplemented:
+                return result
+        if not ROW_ML[row]:
+            return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
+    return _umath.clip(a, a_min, a_max, out=out, **kwargs)

@@ -1,0 +1,316 @@
+# Route: one bound None (np.clip's np.maximum or np.minimum): x's own loop
+# where NumPy's rules on ties and NaNs allow it (probed at import), the
+# ties-to-bound loop for a zero or NaN bound, else NumPy.
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object out,
+                       object casting):
+    """np.clip with one bound None, which NumPy runs as np.maximum(a, a_min)
+    or np.minimum(a, a_max) (numpy/_core/_methods.py::_clip): clip's own
+    routes with the missing bound at the end of the range, where that gives
+    np.maximum's bits: the fast path, and for a scalar bound the fused
+    conversion into an out of another dtype and the wider loops (an integer
+    x with a float bound: a float64 result). Else NotImplemented (NumPy's
+    ufunc).
+
+    - An integer x with an integer bound: always (no NaN, no signed zero,
+      whatever the loop). With a float bound, an integer x widens to no
+      -0.0, so only a -0.0 bound (or a NaN) is left to NumPy (_zero_or_nan).
+    - A float x: where NumPy's np.maximum/np.minimum return a NaN x's own
+      bits (_probe_nans_kept: on x86, not on aarch64), and the bound is no
+      NaN and no zero in the loop's type. A tie with a non-zero bound has
+      one bit pattern; on a -0.0/+0.0 tie np.maximum returned the bound on
+      x86 (NumPy 2.4, AVX-512, every length tried) where the clip keeps x,
+      and aarch64's fmax orders the zeros. A Python float bound goes into x's
+      own type, where a tiny one becomes zero (1e-50 into float32: a -0.0
+      came back where NumPy gave +0.0, until test_one_sided_bounds_are_numpys
+      had tiny bounds): below float16's smallest step, 2**-24, it is
+      treated as a zero. A zero or NaN bound in x's own loop (float32 and
+      float64) takes _ties_to_bound's loop, which has np.maximum's rule on
+      a tie; else NumPy.
+    - float16 x in its own loop: any bound, where NumPy's float16 loop keeps
+      x on a tie as the kernel does (_HALF_TIES_KEPT).
+
+    NumPy runs a one-sided clip as np.maximum or np.minimum, several times
+    slower than a kernel (float16 far more: its loop converts each element)."""
+    cdef int kind = ROW_KIND[row], src = -1
+    cdef bint lower = a_max is None
+    cdef type tb
+    bound = a_min if lower else a_max
+    tb = type(bound)
+    if tb is not int and tb is not float:
+        src = SCALAR_ROWS.get(tb, -1)
+        if src < 0:
+            # an array or another object: the fast path alone, for an
+            # integer x (which refuses what its loop is not)
+            if kind == KIND_INT and ROW_INT_RANGE[row] is not None:
+                end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
+                return _one_sided_fast(a, bound, end, lower, out, casting)
+            return NotImplemented
+    if kind == KIND_INT:
+        if ROW_INT_RANGE[row] is None:
+            return NotImplemented
+        # the end of x's own range, also in a float loop (rounded: 2**63
+        # for int64): x never passes it, and a narrower float out converts
+        # it, where it refuses an infinity. A bound beyond it is the end
+        # itself: clip(x, b, b) is b everywhere, as np.maximum(x, b) is; a
+        # Python int there is NumPy's OverflowError. (NumPy scalars compared
+        # as Python numbers: np.float16(2) > 65535.0 casts 65535.0 into
+        # float16, and warns of an overflow.)
+        end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
+        if tb is not int:
+            if tb is float or ROW_KIND[src] != KIND_INT:
+                if _zero_or_nan(bound, True):
+                    return NotImplemented
+                end = float(end)
+                b = float(bound)
+            else:
+                b = int(bound)
+            if (b > end) if lower else (b < end):
+                end = bound
+    elif kind == KIND_FLOAT or kind == KIND_HALF:
+        if _NANS_KEPT < 0:
+            _probe_nans_kept()
+        if not _NANS_KEPT:
+            return NotImplemented
+        if kind == KIND_HALF and _HALF_TIES_KEPT and (tb is int or tb is float or src == row):
+            # float16's own loop (np.float64 and wider bounds: _widened's own
+            # checks), which keeps x on a tie, zeros included, and gives a NaN
+            # x, else a NaN bound, as the kernel does: any bound
+            pass
+        elif tb is int or (src >= 0 and ROW_KIND[src] == KIND_INT):
+            if bound == 0:
+                return (_ties_to_bound_into(a, row, bound, lower, out, casting) if tb is int
+                        else NotImplemented)
+        elif not fabs(float(bound)) >= _SMALLEST_FLOAT16:      # also a NaN
+            return (_ties_to_bound_into(a, row, bound, lower, out, casting)
+                    if tb is float or src == row else NotImplemented)
+        end = _INF if lower else -_INF
+    else:
+        return NotImplemented
+    result = _one_sided_fast(a, bound, end, lower, out, casting)
+    if result is not NotImplemented or not _operand_has_loop(bound):
+        return result
+    if tb is int and kind == KIND_INT and ((bound > end) if lower else (bound < end)):
+        return NotImplemented       # NumPy's OverflowError (the fast path refused it)
+    lo, hi = (bound, end) if lower else (end, bound)
+    # a loop wider than x's: a NumPy scalar bound, or a float one on an
+    # integer x (NEP 50: a Python number takes x's own type otherwise); not
+    # tried where there is none (float32 x with a Python float bound into
+    # float16, which goes to NumPy: the try would only add to a small call)
+    wider = src >= 0 or (kind == KIND_INT and tb is float)
+    if out is None:
+        return _widened(a, lo, hi, None, None) if casting is None and wider else NotImplemented
+    if type(out) is not ndarray:
+        return NotImplemented
+    if casting is None:
+        casting = "same_kind"
+    result = _convert(a, lo, hi, <ndarray>out, casting)
+    if result is NotImplemented and (cnp.PyArray_ITEMSIZE(<ndarray>out)
+                                     > cnp.PyArray_ITEMSIZE(a)):
+        # (a safe cast, which _into_other_dtype's route needs, widens)
+        result = _into_other_dtype(a, lo, hi, <ndarray>out, casting, False)
+    if result is NotImplemented and wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS:
+        result = _widened(a, lo, hi, None, <ndarray>out, casting)
+    return result
+
+
+cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, object out,
+                                object casting):
+    """_ties_to_bound, and for an out of a wider dtype (a safe cast that
+    casting allows) its result in x's dtype widened into out: NumPy's
+    np.maximum(x, 0, out=out) runs its loop in x's dtype and casts, which the
+    fused conversions cannot follow (they keep x on a -0.0/+0.0 tie); NumPy's
+    own route there is a loop and a buffered cast."""
+    result = _ties_to_bound(a, row, bound, lower, out, casting)
+    if (result is NotImplemented and type(out) is ndarray
+            and cnp.PyArray_ITEMSIZE(<ndarray>out) < cnp.PyArray_ITEMSIZE(a)):
+        return _narrowed_past_the_tie(a, row, bound, lower, <ndarray>out, casting)
+    if (result is NotImplemented and type(out) is ndarray
+            and (casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+            and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)):
+        clipped = _ties_to_bound(a, row, bound, lower, None, casting)
+        if clipped is not NotImplemented and _widen_into(<ndarray>out, <ndarray>clipped, row):
+            return out
+    return result
+
+
+cdef object _ties_to_bound(ndarray a, int row, object bound, bint lower, object out,
+                           object casting):
+    """_one_sided's call with a float32/float64 bound in x's own loop that is
+    zero or NaN there (clip(x, 0, None), common), where the fast path's
+    scalar-bound rule keeps x on a -0.0/+0.0 tie and np.maximum returns the
+    bound: TIES_TO_BOUND's loop, the per-element rule with both bounds
+    scalars, where NumPy's np.maximum/np.minimum follow that rule (probed:
+    _TIES_TO_BOUND_OK), over a contiguous x into a new result of its layout
+    or an out of its dtype and layout (or x itself). One thread. Else
+    NotImplemented."""
+    cdef unsigned long long b_buf = 0, e_buf = 0
+    cdef fc_span_t loop = TIES_TO_BOUND[row]
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype odescr
+    cdef ndarray res
+    cdef npy_intp n
+    cdef bint c_order
+    if loop == NULL or not _TIES_TO_BOUND_OK or cnp.PyArray_NDIM(a) == 0:
+        return NotImplemented
+    if casting is not None and not (type(casting) is str and casting in _CASTS_ANY_SCALAR):
+        return NotImplemented
+    if not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISALIGNED(a)):
+        return NotImplemented
+    c_order = cnp.PyArray_IS_C_CONTIGUOUS(a)
+    if not (c_order or cnp.PyArray_IS_F_CONTIGUOUS(a)):
+        return NotImplemented
+    if not (_bound_to_c(row, bound, &b_buf)
+            and _bound_to_c(row, _INF if lower else -_INF, &e_buf)):
+        return NotImplemented
+    if out is None:
+        res = _new_result(a, descr)
+    else:
+        if type(out) is not ndarray:
+            return NotImplemented
+        res = <ndarray>out
+        odescr = <cnp.dtype>cnp.PyArray_DESCR(res)
+        if not ((odescr is descr or cnp.PyArray_EquivTypes(odescr, descr))
+                and cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_ISALIGNED(res)
+                and cnp.PyArray_ISWRITEABLE(res) and cnp.PyArray_SAMESHAPE(a, res)
+                and (cnp.PyArray_IS_C_CONTIGUOUS(res) if c_order
+                     else cnp.PyArray_IS_F_CONTIGUOUS(res))
+                and not _partly_overlap(a, res)):
+            return NotImplemented
+    n = cnp.PyArray_SIZE(a)
+    if n < GIL_RELEASE_THRESHOLD:
+        _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
+    else:
+        with nogil:
+            _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
+    return res
+
+
+#: the smallest positive subnormal of float32 and float64, by row (0: none)
+cdef double SMALLEST_SUBNORMAL[32]
+for _i, _row in enumerate(DTYPES):
+    SMALLEST_SUBNORMAL[_i] = (float(np.finfo(numpy_dtype(_row)).smallest_subnormal)
+                              if _row.kind == "float" else 0.0)
+
+
+cdef object _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower, ndarray out,
+                                   object casting):
+    """_ties_to_bound_into's call with an out narrower than x (float64 into
+    float32: np.maximum(x, 0, out=float32)) by the fused conversion
+    (_convert), whose clip keeps x on a tie where np.maximum returns the
+    bound. A bound of +0.0 below (or -0.0 above) becomes the smallest
+    subnormal of its sign: the zeros of x then come out that bound's zero
+    where NumPy's do, and every value between it and the bound (that
+    subnormal, the zeros, nothing else) converts to that zero in out, as
+    the bound does (a narrower float's smallest step is far larger; an
+    integer's zero has no sign), so every element has NumPy's bits. NumPy's
+    cast of those zeros raises no underflow flag; the subnormal's conversion
+    does, so this runs only where underflow is ignored, as MAY_UNDERFLOW's
+    loops do (_convert). -0.0 below or +0.0 above would need the other
+    zero: NumPy's route. A bound that is not zero ties only with its own
+    value, alike either way."""
+    cdef double b = float(bound)
+    if b != b:
+        return NotImplemented
+    if b == 0.0:
+        if (copysign(1.0, b) < 0.0) == lower or SMALLEST_SUBNORMAL[row] == 0.0:
+            return NotImplemented
+        b = SMALLEST_SUBNORMAL[row] if lower else -SMALLEST_SUBNORMAL[row]
+    return _convert(a, b if lower else -_INF, _INF if lower else b, out,
+                    "same_kind" if casting is None else casting)
+
+
+cdef inline void _run_ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint lower,
+                                    const void *bound, const void *end, npy_intp n) noexcept nogil:
+    if lower:
+        loop(<const char *>cnp.PyArray_DATA(a), <const char *>bound, <const char *>end,
+             <char *>cnp.PyArray_DATA(res), n)
+    else:
+        loop(<const char *>cnp.PyArray_DATA(a), <const char *>end, <const char *>bound,
+             <char *>cnp.PyArray_DATA(res), n)
+    fc_clear_fpstatus()      # a signaling NaN's compare: NumPy's maximum warns of none
+
+
+cdef inline object _one_sided_fast(ndarray a, object bound, object end, bint lower, object out,
+                                   object casting):
+    """_one_sided's fast path: as clip() takes it for two bounds (a casting
+    under which a Python number converts to any dtype, out of a's dtype)."""
+    if casting is not None and not (type(casting) is str and casting in _CASTS_ANY_SCALAR):
+        return NotImplemented
+    if lower:
+        return _fast(a, bound, end, out)
+    return _fast(a, end, bound, out)
+
+
+#: 1 where np.maximum and np.minimum with a scalar bound return a NaN x's own
+#: bits, signaling ones too, in every float dtype, as the kernels do; 0 where
+#: not, and the float rows' one-sided calls go to NumPy; -1 until probed
+cdef int _NANS_KEPT = -1
+#: (probed with it) whether NumPy's float16 np.maximum and np.minimum keep x
+#: on a -0.0/+0.0 tie, as its scalar loop does (npy_half_ge, npy_half_le) and
+#: the float16 kernel too: then a zero bound takes the kernel, where NumPy's
+#: loop converts each element to float32 and back
+cdef bint _HALF_TIES_KEPT = False
+#: (probed with it) whether NumPy's float32 and float64 np.maximum and
+#: np.minimum with a scalar bound follow the per-element rule: a tie, zeros
+#: included, takes the bound; a NaN x is kept, then a NaN bound (x86, NumPy
+#: 2.4): then a zero or NaN bound takes TIES_TO_BOUND's loop
+cdef bint _TIES_TO_BOUND_OK = False
+
+
+cdef void _probe_nans_kept() except *:
+    """Sets _NANS_KEPT, _HALF_TIES_KEPT and _TIES_TO_BOUND_OK from NumPy's
+    answers on this machine, once. On NaNs: NumPy 2.4 keeps
+    the bits on x86; on aarch64 its vector max (vmaxq) quiets a signaling
+    NaN (0x7fa34585 came back 0x7fe34585 under qemu, where fastclip kept
+    it, until tools/aarch64 ran test_one_sided_bounds_are_numpys), and a
+    NumPy that returned a NaN of its own would differ too. Probed on
+    contiguous and strided x of an odd length (SIMD bodies and tails) with
+    NaNs of both signs, quiet and signaling."""
+    global _NANS_KEPT, _HALF_TIES_KEPT, _TIES_TO_BOUND_OK
+    zeros = np.array([-0.0, 0.0, 1.0, -1.0] * 251, np.float16)
+    ties = True
+    for view in (zeros, zeros[1::2], zeros[::-3]):
+        for bound in (np.float16(0.0), np.float16(-0.0)):
+            for result in (_umath.maximum(view, bound), _umath.minimum(view, bound)):
+                ties &= result.tobytes() == (np.where(view == 0, view, result)).tobytes()
+    _HALF_TIES_KEPT = ties
+    kept = True
+    for dt in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)):
+        u = np.dtype(f"u{dt.itemsize}")
+        inf_bits = int(np.array(np.inf, dt).view(u))
+        quiet_bits = int(np.array(np.nan, dt).view(u))
+        sign_bit = 1 << (8 * dt.itemsize - 1)
+        nans = np.array([inf_bits | 1, quiet_bits | 5, sign_bit | inf_bits | 3,
+                         sign_bit | quiet_bits | 1], u)
+        x = np.linspace(-2.0, 2.0, 1001).astype(dt)
+        x.view(u)[::5] = np.resize(nans, x[::5].size)
+        for view in (x, x[1::2]):
+            with np.errstate(invalid="ignore"):
+                for result in (_umath.maximum(view, 0.5), _umath.minimum(view, 0.5)):
+                    kept &= np.array_equal(result.view(u)[np.isnan(view)],
+                                           view.view(u)[np.isnan(view)])
+    _NANS_KEPT = kept
+    rule = True
+    for dt in (np.dtype(np.float32), np.dtype(np.float64)):
+        u = np.dtype(f"u{dt.itemsize}")
+        x = np.array([-0.0, 0.0, 1.0, -1.0, np.nan, -np.inf, np.inf] * 143, dt)
+        x.view(u)[4::14] |= 1 << (8 * dt.itemsize - 1)       # NaNs of both signs
+        for view in (x, x[1::2], x[::-3]):
+            for b in (dt.type(0.0), dt.type(-0.0), dt.type(np.nan)):
+                with np.errstate(invalid="ignore"):
+                    for got, take_x in ((_umath.maximum(view, b), view > b),
+                                        (_umath.minimum(view, b), view < b)):
+                        want = np.where(take_x | np.isnan(view), view, b)
+                        rule &= got.tobytes() == want.tobytes()
+    _TIES_TO_BOUND_OK = rule
+
+
+#: float16's smallest subnormal: a Python float bound at least this large is
+#: no zero in any float type (the 16-, 32- and 64-bit ones round it to itself
+#: or further from zero)
+cdef double _SMALLEST_FLOAT16 = 2.0 ** -24
+
+
+cdef object _INF = float("inf")

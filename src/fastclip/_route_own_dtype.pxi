@@ -1,0 +1,73 @@
+# Routes' shared rules: the Python int bounds NumPy drops (numpy/_core/
+# _methods.py::_clip), and whether a bfloat16 or float8 call keeps its dtype
+# (docs/semantics.rst, the bfloat16/float8 rule).
+# Part of fastclip/_ufunc.pyx (included there, in this order).
+
+cdef inline bint _drops_int_bound(int row, object a_min, object a_max):
+    """numpy/_core/_methods.py::_clip: an integer array drops a Python int
+    bound at or beyond its dtype's range (NEP 50: no value-based casting)."""
+    if ROW_KIND[row] != KIND_INT:
+        return False
+    lo, hi = <tuple>ROW_INT_RANGE[row]
+    return (type(a_min) is int and a_min <= lo) or (type(a_max) is int and a_max >= hi)
+
+
+cdef tuple _drop_int_bounds(int row, object a_min, object a_max):
+    """(a_min, a_max) with the Python int bounds _drops_int_bound finds
+    made None, as numpy/_core/_methods.py::_clip makes them."""
+    lo, hi = <tuple>ROW_INT_RANGE[row]
+    if type(a_min) is int and a_min <= lo:
+        a_min = None
+    if type(a_max) is int and a_max >= hi:
+        a_max = None
+    return a_min, a_max
+
+
+cdef bint _operand_has_loop(object v):
+    """A bound that fastclip's ufunc resolves like NumPy's clip: a Python
+    number, or a NumPy scalar or array of a kernel dtype other than the
+    ml_dtypes formats (mixed with other dtypes NumPy has no clip loop for
+    them and promotes, where fastclip's ufunc would pick their loop; a
+    Python int beyond int64/uint64 makes NumPy take its object loop)."""
+    cdef type tv = type(v)
+    cdef int num
+    if tv is float or tv is bool:
+        return True
+    if tv is int:
+        return -2**63 <= v < 2**64      # beyond: NumPy's object loop
+    # the common kinds first, without isinstance's tuple and v.dtype's lookup
+    if tv is ndarray:
+        num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>v)).type_num
+        return 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and not ROW_ML[ROW_BY_TYPENUM[num]]
+    if tv in SCALAR_ROWS:
+        return True                     # a kernel row's scalar, not ml_dtypes'
+    if isinstance(v, (ndarray, np.generic)):
+        num = (<cnp.dtype>v.dtype).type_num
+        return 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and not ROW_ML[ROW_BY_TYPENUM[num]]
+    return False
+
+
+cpdef bint keeps_own_dtype(cnp.dtype dtype, object a_min, object a_max, object out,
+                           dict kwargs):
+    """docs/semantics.rst, the bfloat16/float8 rule: whether a bfloat16 or
+    float8 array of this dtype keeps it: each bound a Python int/float, a
+    scalar or array of that format, or None, and no other computation asked
+    for (dtype=, signature=, an out of another format). Formats are told
+    apart by type number, which both byte orders share."""
+    cdef int num = dtype.type_num
+    if "dtype" in kwargs or "signature" in kwargs:
+        return False
+    if out is not None and not (isinstance(out, ndarray)
+                                and (<cnp.dtype>out.dtype).type_num == num):
+        return False
+    for b in (a_min, a_max):
+        if not (b is None or type(b) is int or type(b) is float
+                or (isinstance(b, (ndarray, np.generic))
+                    and (<cnp.dtype>b.dtype).type_num == num)):
+            return False
+    return True
+
+
+#: (a's type number, bound keys, dtype=) -> the dtype of np.clip's loop when
+#: it is wider than a's and _widened takes the call, else None
+_WIDER_LOOP = {}
