@@ -498,6 +498,71 @@ static void fc_pool_retire(void)
 /* fn over [0, total) on up to nthreads threads, the caller one of them; `grain`
  * is the smallest chunk worth claiming (and chunks start on its multiples);
  * work_bytes what the call moves (fc_work_bytes). */
+#if FC_POOL
+/* A job of total elements for nthreads parts: chunks of about
+ * FC_CHUNKS_PER_PART per part, each a multiple of grain, at most
+ * FC_MAX_CHUNK_GRAINS grains; part p starts at its share of the chunks. */
+static inline void fc_job_init(fc_job_t *job, fc_range_fn fn, void *ctx, npy_intp total,
+                               npy_intp units, npy_intp grain, int nthreads)
+{
+    npy_intp per_chunk = (units + (npy_intp)nthreads * FC_CHUNKS_PER_PART - 1)
+                         / ((npy_intp)nthreads * FC_CHUNKS_PER_PART);
+    if (per_chunk > FC_MAX_CHUNK_GRAINS) {
+        per_chunk = FC_MAX_CHUNK_GRAINS;
+    }
+    job->fn = fn;
+    job->ctx = ctx;
+    job->total = total;
+    job->grain = per_chunk * grain;
+    npy_intp chunks = (total + job->grain - 1) / job->grain;
+    job->nparts = nthreads;
+    job->joined = 0;
+    job->active = 0;
+    job->done = 0;
+    for (int p = 0; p < nthreads; p++) {
+        job->parts[p].next = chunks * p / nthreads;
+        job->parts[p].end = chunks * (p + 1) / nthreads;
+    }
+}
+
+/* The caller's share of a published job, then the wait for the chunks
+ * helpers are finishing and for the helpers to leave it; the pool retired
+ * (fc_pool_retire). Called without the lock. */
+static inline void fc_job_run_and_retire(fc_job_t *job)
+{
+    fc_job_work(job, 0);
+    /* every chunk is claimed; wait for the ones helpers are finishing */
+    for (int i = 0; __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) < job->total; i++) {
+        fc_spin_step(i);
+    }
+    fc_pool_lock();
+    fc_pool.job = NULL;             /* no helper joins from here on */
+    for (int i = 0; __atomic_load_n(&job->active, __ATOMIC_ACQUIRE); i++) {
+        fc_spin_step(i);            /* helpers that joined are leaving */
+    }
+    fc_pool_retire();
+    pthread_mutex_unlock(&fc_pool.lock);
+}
+#else
+/* an OpenMP region (Windows): one contiguous part of whole grains a thread */
+static void fc_openmp_range(fc_range_fn fn, void *ctx, npy_intp total, npy_intp units,
+                            npy_intp grain, int nthreads)
+{
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(nthreads) schedule(static, 1)
+#endif
+    for (int t = 0; t < nthreads; t++) {
+        npy_intp first = units * t / nthreads * grain, last = units * (t + 1) / nthreads * grain;
+        if (last > total) {
+            last = total;
+        }
+        if (first < last) {
+            fn(ctx, first, last);
+        }
+    }
+}
+#endif
+
 static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_intp grain,
                               int nthreads, npy_intp work_bytes)
 {
@@ -521,27 +586,8 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     if (fc_pool_run_alone(&fc_pool_hint, fn, ctx, total, work_bytes)) {
         return;
     }
-    /* chunks: about FC_CHUNKS_PER_PART per part, each a multiple of grain,
-     * at most FC_MAX_CHUNK_GRAINS grains */
-    npy_intp per_chunk = (units + (npy_intp)nthreads * FC_CHUNKS_PER_PART - 1)
-                         / ((npy_intp)nthreads * FC_CHUNKS_PER_PART);
-    if (per_chunk > FC_MAX_CHUNK_GRAINS) {
-        per_chunk = FC_MAX_CHUNK_GRAINS;
-    }
     fc_job_t job;
-    job.fn = fn;
-    job.ctx = ctx;
-    job.total = total;
-    job.grain = per_chunk * grain;
-    npy_intp chunks = (total + job.grain - 1) / job.grain;
-    job.nparts = nthreads;
-    job.joined = 0;
-    job.active = 0;
-    job.done = 0;
-    for (int p = 0; p < nthreads; p++) {
-        job.parts[p].next = chunks * p / nthreads;
-        job.parts[p].end = chunks * (p + 1) / nthreads;
-    }
+    fc_job_init(&job, fn, ctx, total, units, grain, nthreads);
 
     fc_pool_lock();
     if (fc_pool.busy || fc_pool_start_helpers(nthreads - 1) == 0) {
@@ -581,34 +627,9 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         }
     }
     pthread_mutex_unlock(&fc_pool.lock);
-
-    fc_job_work(&job, 0);
-    /* every chunk is claimed; wait for the ones helpers are finishing */
-    for (int i = 0; __atomic_load_n(&job.done, __ATOMIC_ACQUIRE) < total; i++) {
-        fc_spin_step(i);
-    }
-
-    fc_pool_lock();
-    fc_pool.job = NULL;             /* no helper joins from here on */
-    for (int i = 0; __atomic_load_n(&job.active, __ATOMIC_ACQUIRE); i++) {
-        fc_spin_step(i);            /* helpers that joined are leaving */
-    }
-    fc_pool_retire();
-    pthread_mutex_unlock(&fc_pool.lock);
+    fc_job_run_and_retire(&job);
 #else   /* FC_POOL */
-    /* an OpenMP region (Windows): one contiguous part per thread */
-#ifdef _OPENMP
-    #pragma omp parallel for num_threads(nthreads) schedule(static, 1)
-#endif
-    for (int t = 0; t < nthreads; t++) {
-        npy_intp first = units * t / nthreads * grain, last = units * (t + 1) / nthreads * grain;
-        if (last > total) {
-            last = total;
-        }
-        if (first < last) {
-            fn(ctx, first, last);
-        }
-    }
+    fc_openmp_range(fn, ctx, total, units, grain, nthreads);
 #endif  /* FC_POOL */
 }
 

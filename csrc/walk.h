@@ -36,19 +36,11 @@ typedef struct {
 
 static inline npy_intp fc_abs(npy_intp v) { return v < 0 ? -v : v; }
 
-/* shape, and each operand's strides (strides[FC_A] ... strides[FC_HI]; NULL
- * for an operand that does not move: no mask, a scalar bound) */
-static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
-                    const npy_intp *const *strides)
+/* the axes, outer first: |out stride| descending, then |a stride| (an
+ * insertion sort: there are few) */
+static inline void fc_sort_axes(int *axes, int k, const npy_intp *a_strides,
+                                const npy_intp *out_strides)
 {
-    int axes[NPY_MAXDIMS], k = 0;
-    const npy_intp *a_strides = strides[FC_A], *out_strides = strides[FC_OUT];
-    for (int d = 0; d < nd; d++) {
-        if (shape[d] != 1) {
-            axes[k++] = d;
-        }
-    }
-    /* insertion sort, outer first: |out stride| descending, then |a stride| */
     for (int i = 1; i < k; i++) {
         int ax = axes[i], j = i;
         while (j > 0) {
@@ -62,6 +54,50 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
         }
         axes[j] = ax;
     }
+}
+
+/* An input transposed from the output (some outer axis of p, nd >= 3, steps
+ * through it in smaller strides than the inner one): that axis becomes the
+ * next one out, the partner of the inner axis in the walk's tiles. */
+static inline void fc_plan_tile_partner(fc_plan_t *p)
+{
+    int inner = p->nd - 1, m = p->nd - 2;
+    for (int d = 0; d < p->nd - 2; d++) {
+        if (fc_abs(p->strides[FC_A][d]) < fc_abs(p->strides[FC_A][m])) {
+            m = d;
+        }
+    }
+    if (m != p->nd - 2 && fc_abs(p->strides[FC_A][m]) < fc_abs(p->strides[FC_A][inner])) {
+        npy_intp dim = p->dims[m], st[FC_OPERANDS];
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            st[o] = p->strides[o][m];
+        }
+        for (int d = m; d < p->nd - 2; d++) {
+            p->dims[d] = p->dims[d + 1];
+            for (int o = 0; o < FC_OPERANDS; o++) {
+                p->strides[o][d] = p->strides[o][d + 1];
+            }
+        }
+        p->dims[p->nd - 2] = dim;
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            p->strides[o][p->nd - 2] = st[o];
+        }
+    }
+}
+
+/* shape, and each operand's strides (strides[FC_A] ... strides[FC_HI]; NULL
+ * for an operand that does not move: no mask, a scalar bound) */
+static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
+                    const npy_intp *const *strides)
+{
+    int axes[NPY_MAXDIMS], k = 0;
+    const npy_intp *a_strides = strides[FC_A], *out_strides = strides[FC_OUT];
+    for (int d = 0; d < nd; d++) {
+        if (shape[d] != 1) {
+            axes[k++] = d;
+        }
+    }
+    fc_sort_axes(axes, k, a_strides, out_strides);
     p->nd = 0;
     for (int i = 0; i < k; i++) {
         int ax = axes[i], m = p->nd - 1, merge = m >= 0;
@@ -85,32 +121,8 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
         }
         p->nd++;
     }
-    /* An input transposed from the output (some outer axis steps through it
-     * in smaller strides than the inner one): that axis becomes the next one
-     * out, the partner of the inner axis in the walk's tiles. */
     if (p->nd >= 3) {
-        int inner = p->nd - 1, m = p->nd - 2;
-        for (int d = 0; d < p->nd - 2; d++) {
-            if (fc_abs(p->strides[FC_A][d]) < fc_abs(p->strides[FC_A][m])) {
-                m = d;
-            }
-        }
-        if (m != p->nd - 2 && fc_abs(p->strides[FC_A][m]) < fc_abs(p->strides[FC_A][inner])) {
-            npy_intp dim = p->dims[m], st[FC_OPERANDS];
-            for (int o = 0; o < FC_OPERANDS; o++) {
-                st[o] = p->strides[o][m];
-            }
-            for (int d = m; d < p->nd - 2; d++) {
-                p->dims[d] = p->dims[d + 1];
-                for (int o = 0; o < FC_OPERANDS; o++) {
-                    p->strides[o][d] = p->strides[o][d + 1];
-                }
-            }
-            p->dims[p->nd - 2] = dim;
-            for (int o = 0; o < FC_OPERANDS; o++) {
-                p->strides[o][p->nd - 2] = st[o];
-            }
-        }
+        fc_plan_tile_partner(p);
     }
     if (p->nd == 0) {                     /* one element (0-d or all lengths 1) */
         p->nd = 1;

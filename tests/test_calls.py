@@ -75,9 +75,9 @@ def test_every_kernel_scalar_type_takes_the_scalar_path():
     (a NotImplemented there would send the call the slow way, still correct)."""
     from fastclip import _ufunc
     for value in [1.5, 7] + [np.dtype(c).type(3) for c in "bBhHiIlLqQefd"]:
-        assert _ufunc._scalar_for_tests(value, 0, 2) is not NotImplemented, type(value)
+        assert _ufunc._for_tests("scalar", value, 0, 2) is not NotImplemented, type(value)
     for value in [True, 2**70, ml_dtypes.bfloat16(1), np.longdouble(1), "1"]:
-        assert _ufunc._scalar_for_tests(value, 0, 2) is NotImplemented, type(value)
+        assert _ufunc._for_tests("scalar", value, 0, 2) is NotImplemented, type(value)
 
 
 def test_bounds_product_covers_pairs():
@@ -820,8 +820,8 @@ def test_promoted_scalar_bounds(dtype):
                                 outcome(lambda: numpy_clip(s, lo, hi)))
             # the fast path took it: every promoted bound that is not a NaN
             if own and lo == lo and hi == hi:
-                assert _ufunc._fast_for_tests(x, lo, hi) is not NotImplemented, (code, lo, hi)
-                assert _ufunc._scalar_for_tests(s, lo, hi) is not NotImplemented, (code, lo, hi)
+                assert _ufunc._for_tests("fast", x, lo, hi) is not NotImplemented, (code, lo, hi)
+                assert _ufunc._for_tests("scalar", s, lo, hi) is not NotImplemented, (code, lo, hi)
                 taken += 1
     if dtype.itemsize > 1:          # nothing promotes to int8 or uint8 but themselves
         assert taken, "no promoted bound type was taken"
@@ -888,7 +888,7 @@ def test_wider_loops_into_a_third_dtype(dtype):
                     # (a NaN in x sends the call NumPy's way: its cast's payload)
                     clean = x[~np.isnan(x)] if dtype.kind == "f" else x
                     out = np.zeros(clean.shape, odt)
-                    assert _ufunc._widened_for_tests(clean, lo, hi, out, casting), (lo, hi, odt, casting)
+                    assert _ufunc._for_tests("widened", clean, lo, hi, out, casting), (lo, hi, odt, casting)
                     assert_same(out, numpy_clip(clean, lo, hi, out=np.zeros(clean.shape, odt),
                                                 casting=casting))
                     taken += 1

@@ -152,7 +152,7 @@ def test_every_pair_is_fused_and_exact(src, dst):
             assert got[1][0] is got[1][1]           # returns out
         # the fused loop did it (a NaN-free source, bounds in range)
         o = np.empty(x.shape, dst)
-        assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), (lo, hi)
+        assert _ufunc._for_tests("convert", x, lo, hi, o, "unsafe"), (lo, hi)
         assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
 
 
@@ -186,7 +186,7 @@ def test_where_into_every_pair_is_fused_and_exact(src, dst):
             assert_same_outcome(got, exp, with_out=True)
             assert got[1][0] is got[1][1]
             o = np.empty(x.shape, dst)
-            assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe", where), (lo, hi)
+            assert _ufunc._for_tests("convert", x, lo, hi, o, "unsafe", where), (lo, hi)
     # lengths about the blocks, every casting rule (NumPy's error where it refuses)
     for n in (0, 1, 31, 1023, 1024, 1025, 2049):
         for casting in (None, "same_kind", "safe", "unsafe", "no"):
@@ -224,7 +224,7 @@ def test_where_loops_of_their_own_at_every_offset(src, dst):
         for offset in range(0, 64, dst.itemsize):
             got_out, exp_out = line_offset_out(n, dst, offset)
             np.clip(x[:n], lo, hi, out=exp_out, where=where, casting="unsafe")
-            assert _ufunc._convert_for_tests(x[:n], lo, hi, got_out, "unsafe", where)
+            assert _ufunc._for_tests("convert", x[:n], lo, hi, got_out, "unsafe", where)
             assert_same(got_out, exp_out)
     if src.kind != "f":
         return
@@ -236,7 +236,7 @@ def test_where_loops_of_their_own_at_every_offset(src, dst):
             got, exp = both_where(y, lo, hi, dst, where)
             assert_same_outcome(got, exp, messages=True, with_out=True)
             got_out, _ = line_offset_out(n, dst, 8)
-            assert not _ufunc._convert_for_tests(y, lo, hi, got_out, "unsafe", where)
+            assert not _ufunc._for_tests("convert", y, lo, hi, got_out, "unsafe", where)
 
 
 @pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"][::3],
@@ -263,13 +263,13 @@ def test_where_into_another_dtype_the_fused_loop_does_not_take():
         for f in (x, x.reshape(1, 3000)):
             got, exp = both_where(f, -50.0, 50.0, np.dtype(np.float64), where)
             assert_same_outcome(got, exp, messages=True, with_out=True)
-        assert not _ufunc._convert_for_tests(x, -50.0, 50.0, np.empty(3000), "same_kind", where)
+        assert not _ufunc._for_tests("convert", x, -50.0, 50.0, np.empty(3000), "same_kind", where)
     # out over the mask's own bytes
     buf = np.zeros(3000 * 9, np.uint8)
     where = buf[:3000].view(bool)
     where[::3] = True
     out = buf[8:3000 * 8 + 8].view(np.float64)
-    assert not _ufunc._convert_for_tests(x, -50.0, 50.0, out, "same_kind", where)
+    assert not _ufunc._for_tests("convert", x, -50.0, 50.0, out, "same_kind", where)
 
 
 @pytest.mark.parametrize("src,dst", [p for p in PAIRS if p[0].kind == "f"],
@@ -285,7 +285,7 @@ def test_nan_goes_numpys_way(src, dst):
     for view in (x, x[::-1], x[::2]):
         got, exp = both(view, lo, hi, dst)
         assert_same_outcome(got, exp, messages=True, with_out=True)
-    assert not _ufunc._convert_for_tests(x, lo, hi, np.empty(x.shape, dst), "unsafe")
+    assert not _ufunc._for_tests("convert", x, lo, hi, np.empty(x.shape, dst), "unsafe")
 
 
 @pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
@@ -301,7 +301,7 @@ def test_underflow_is_reported_as_numpys(src, dst):
     for under in ("warn", "raise", "call", "ignore"):
         with np.errstate(under=under, call=lambda kind, flag: None):
             got, exp = both(x, lo, hi, dst)
-            fused = _ufunc._convert_for_tests(x, lo, hi, np.empty(x.shape, dst), "unsafe")
+            fused = _ufunc._for_tests("convert", x, lo, hi, np.empty(x.shape, dst), "unsafe")
         assert_same_outcome(got, exp, messages=True, with_out=True)
         narrows = src.kind == "f" and dst.kind in "fV" and src.itemsize >= dst.itemsize
         assert fused == (under == "ignore" or not narrows), under
@@ -331,12 +331,12 @@ def test_one_nan_anywhere_is_seen(src, dst):
     clean = (rng.normal(size=128 + 7) * 50).astype(src)
     lo, hi = bound_pairs(src, dst)[0]
     o = np.empty(clean.shape, dst)
-    assert _ufunc._convert_for_tests(clean, lo, hi, o, "unsafe")
+    assert _ufunc._for_tests("convert", clean, lo, hi, o, "unsafe")
     for p in range(128):
         for nan in [np.nan, -np.nan, signaling_nan(src)] + payload_nans(src):
             x = clean.copy()
             x[p] = nan
-            assert not _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), (p, nan)
+            assert not _ufunc._for_tests("convert", x, lo, hi, o, "unsafe"), (p, nan)
     x = clean.copy()
     x[37] = np.nan
     got, exp = both(x, lo, hi, dst)
@@ -364,11 +364,11 @@ def test_one_extreme_value_in_any_block(src, dst):
             x = base.copy()
             with np.errstate(over="ignore"):
                 x[p] = v
-            assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), (p, v)
+            assert _ufunc._for_tests("convert", x, lo, hi, o, "unsafe"), (p, v)
             assert_same(o, np.clip(x, lo, hi, out=np.empty(n, dst), casting="unsafe"))
         x = base.copy()
         x[p] = np.nan
-        assert not _ufunc._convert_for_tests(x, lo, hi, o, "unsafe"), p
+        assert not _ufunc._for_tests("convert", x, lo, hi, o, "unsafe"), p
 
 
 @pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
@@ -400,7 +400,7 @@ def test_bounds_outside_the_destination_go_numpys_way(src, dst):
         with np.errstate(all="ignore"):
             if fused and src.kind == "f":
                 fused = keeps_fused(src, dst, np.clip(x, lo_, hi_))
-            assert _ufunc._convert_for_tests(x, lo_, hi_, np.empty(x.shape, dst), "unsafe") == fused
+            assert _ufunc._for_tests("convert", x, lo_, hi_, np.empty(x.shape, dst), "unsafe") == fused
 
 
 def keeps_fused(src, dst, clipped):
@@ -465,12 +465,12 @@ def test_overflow_is_reported_as_numpys(lo, hi):
                 clipped = np.clip(x, lo, hi)
                 with np.errstate(over="ignore"):
                     overflows = bool(np.any(np.isinf(clipped.astype(f32)) & np.isfinite(clipped)))
-                fused = _ufunc._convert_for_tests(x, lo, hi, np.empty(n, f32), "unsafe")
+                fused = _ufunc._for_tests("convert", x, lo, hi, np.empty(n, f32), "unsafe")
                 assert fused == (not overflows), (n, places, big)
                 fused_seen.add(fused)
     assert fused_seen in ({False}, {True, False}, set()), "some calls overflow"
     x = np.array([np.inf, -np.inf, 3.4028235e38, 3.40282356e38, 1.0], np.float64)
-    assert _ufunc._convert_for_tests(x, -np.inf, np.inf, np.empty(5, f32), "unsafe")
+    assert _ufunc._for_tests("convert", x, -np.inf, np.inf, np.empty(5, f32), "unsafe")
 
 
 @pytest.mark.parametrize("src,dst", [("float", d) for d in ("half", "bfloat16", "float8_e4m3fn",
@@ -512,7 +512,7 @@ def test_one_sided_into_narrower_floats(src, dst):
                     got, exp = both(x, lo, hi, dst)
                 assert_same_outcome(got, exp, messages=True, with_out=True)
             clipped = np.clip(x, src.type(0.5), src.type(np.inf))
-            fused = _ufunc._convert_for_tests(x, 0.5, np.inf, np.empty(n, dst), "unsafe")
+            fused = _ufunc._for_tests("convert", x, 0.5, np.inf, np.empty(n, dst), "unsafe")
             assert fused == keeps_fused(src, dst, clipped)
 
 
@@ -549,19 +549,19 @@ def test_overflow_in_a_helper_thread_is_seen():
     n = 1_000_001
     x = overflowing_at(n, [n - 3])
     _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident, _ufunc.thread_pool())
-    _ufunc._pool_for_tests(split_every_call=True)
+    _ufunc._for_tests("pool", split_every_call=True)
     try:
-        before = _ufunc._pool_for_tests()[1]
+        before = _ufunc._for_tests("pool")[1]
         o = np.empty(n, np.float32)
-        assert _ufunc._convert_for_tests(x[: n // 2], 0.5, np.inf, o[: n // 2], "unsafe")
+        assert _ufunc._for_tests("convert", x[: n // 2], 0.5, np.inf, o[: n // 2], "unsafe")
         with np.errstate(over="ignore"):
-            assert not _ufunc._convert_for_tests(x, 0.5, np.inf, o, "unsafe")
-        assert _ufunc._pool_for_tests()[1] > before
+            assert not _ufunc._for_tests("convert", x, 0.5, np.inf, o, "unsafe")
+        assert _ufunc._for_tests("pool")[1] > before
         with np.errstate(over="raise"):
             got, exp = both(x, 0.5, None, np.dtype(np.float32))
         assert_same_outcome(got, exp, messages=True, with_out=True)
     finally:
-        _ufunc._pool_for_tests(split_every_call=False)
+        _ufunc._for_tests("pool", split_every_call=False)
         _threads._apply()
 
 
@@ -690,15 +690,15 @@ def test_large_calls_split_across_threads_give_the_same_bits():
     x = (np.random.default_rng(16).normal(size=3_000_001) * 200).astype(np.float32)
     expected = np.clip(x, -128, 127, out=np.empty(x.shape, np.int8), casting="unsafe")
     _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident, _ufunc.thread_pool())
-    _ufunc._pool_for_tests(split_every_call=True)
+    _ufunc._for_tests("pool", split_every_call=True)
     try:
-        before = _ufunc._pool_for_tests()[1]
+        before = _ufunc._for_tests("pool")[1]
         o = np.empty(x.shape, np.int8)
         assert fastclip.clip(x, -128, 127, out=o, casting="unsafe") is o
         assert_same(o, expected)
-        assert _ufunc._pool_for_tests()[1] > before
+        assert _ufunc._for_tests("pool")[1] > before
     finally:
-        _ufunc._pool_for_tests(split_every_call=False)
+        _ufunc._for_tests("pool", split_every_call=False)
         _threads._apply()
 
 
@@ -716,7 +716,7 @@ def test_sampled_float32_patterns(src, dst):
     x = x[~np.isnan(x)]
     lo, hi = fused_range(np.dtype(np.float32), dst)
     o = np.empty(x.shape, dst)
-    assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe")
+    assert _ufunc._for_tests("convert", x, lo, hi, o, "unsafe")
     assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
 
 
@@ -734,7 +734,7 @@ def test_float64_to_float16_rounds_once():
     # the hazard is real: the float32 route differs from NumPy's for some of them
     assert (x.astype(np.float32).astype(np.float16) != x.astype(np.float16)).any()
     o = np.empty(x.shape, np.float16)
-    assert _ufunc._convert_for_tests(x, -65504.0, 65504.0, o, "unsafe")
+    assert _ufunc._for_tests("convert", x, -65504.0, 65504.0, o, "unsafe")
     assert_same(o, np.clip(x, -65504.0, 65504.0, out=np.empty(x.shape, np.float16),
                            casting="unsafe"))
 
@@ -753,10 +753,10 @@ def test_float32_to_float16_every_rounding_case():
     nans = (0x7F800000 | (1 << np.arange(23, dtype=np.uint32))).view(np.float32)
     x = np.concatenate([x, -x, nans, -nans]).astype(np.float32)
     o = np.empty(x.shape, np.float16)
-    assert not _ufunc._convert_for_tests(x, -65504.0, 65504.0, o, "unsafe")   # a NaN: NumPy's way
+    assert not _ufunc._for_tests("convert", x, -65504.0, 65504.0, o, "unsafe")   # a NaN: NumPy's way
     finite = x[x == x]
     o = np.empty(finite.shape, np.float16)
-    assert _ufunc._convert_for_tests(finite, -65504.0, 65504.0, o, "unsafe")
+    assert _ufunc._for_tests("convert", finite, -65504.0, 65504.0, o, "unsafe")
     assert_same(o, np.clip(finite, -65504.0, 65504.0, out=np.empty(finite.shape, np.float16),
                            casting="unsafe"))
     # the NaNs through the public call (whichever route it takes)
@@ -812,7 +812,7 @@ def test_float64_to_ml_dtypes_rounds_as_the_installed_cast(dst):
         "this ml_dtypes rounds float64 neither once nor through float32"
     lo, hi = finite_range(dst)
     o = np.empty(x.shape, dst)
-    assert _ufunc._convert_for_tests(x, lo, hi, o, "unsafe")
+    assert _ufunc._for_tests("convert", x, lo, hi, o, "unsafe")
     assert_same(o, np.clip(x, lo, hi, out=np.empty(x.shape, dst), casting="unsafe"))
 
 
@@ -840,7 +840,7 @@ def test_float64_to_bfloat16_through_the_sticky_bit_and_again():
         o = np.empty(y.shape, dst)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            assert _ufunc._convert_for_tests(y, lo, hi, o, "unsafe"), p
+            assert _ufunc._for_tests("convert", y, lo, hi, o, "unsafe"), p
         assert_same(o, np.clip(y, lo, hi, out=np.empty(y.shape, dst), casting="unsafe"))
 
 

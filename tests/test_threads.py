@@ -25,9 +25,9 @@ def split_everything():
     """Two threads, and every call split however small, the helper joining
     each call and chunks cut at any element (chunk edges)."""
     KERNELS.configure_threads(2, 0, MAIN, _ufunc.thread_pool())
-    _ufunc._pool_for_tests(split_every_call=True)
+    _ufunc._for_tests("pool", split_every_call=True)
     yield
-    _ufunc._pool_for_tests(split_every_call=False)
+    _ufunc._for_tests("pool", split_every_call=False)
     _threads._apply()
 
 
@@ -54,7 +54,7 @@ def test_the_helper_does_part_of_a_split_call(split_everything):
     """The split really happens: chunks run on the helper thread, and every
     element is clipped once (a chunk lost or done twice in place would show:
     x * 2 - 1 clipped twice differs from clipped once)."""
-    started, before, _ = _ufunc._pool_for_tests()
+    started, before, _ = _ufunc._for_tests("pool")
     a = np.arange(100_000, dtype=np.float64) / 50_000 - 1        # [-1, 1)
     for _ in range(20):
         x = a.copy()
@@ -63,7 +63,7 @@ def test_the_helper_does_part_of_a_split_call(split_everything):
         y = np.empty_like(a)
         fastclip.clip(a * 3, -0.25, 0.75, out=y)
         assert_same(y, np.clip(a * 3, -0.25, 0.75))
-    helpers, after, _ = _ufunc._pool_for_tests()
+    helpers, after, _ = _ufunc._for_tests("pool")
     assert helpers >= 1
     assert after > before
 
@@ -173,14 +173,14 @@ def test_threadpoolctl_sees_and_limits_it():
             assert KERNELS.effective_threads() == 1
             assert KERNELS.threads_for_bytes(1 << 30) == 1
             # the helper threads are fastclip's own, capped by OpenMP's limit
-            _ufunc._pool_for_tests(split_every_call=True)
+            _ufunc._for_tests("pool", split_every_call=True)
             try:
-                before = _ufunc._pool_for_tests()[1]
+                before = _ufunc._for_tests("pool")[1]
                 for _ in range(5):
                     fastclip.clip(a, -0.5, 0.5, out=out)
-                assert _ufunc._pool_for_tests()[1] == before
+                assert _ufunc._for_tests("pool")[1] == before
             finally:
-                _ufunc._pool_for_tests(split_every_call=False)
+                _ufunc._for_tests("pool", split_every_call=False)
         assert KERNELS.effective_threads() == 2
     finally:
         _threads._apply()
@@ -195,11 +195,11 @@ def test_a_forked_child_splits_calls_with_its_own_helpers():
 import os, sys, numpy as np, fastclip
 from fastclip import _ufunc
 fastclip.set_num_threads(2)
-_ufunc._pool_for_tests(split_every_call=True)
+_ufunc._for_tests("pool", split_every_call=True)
 a = np.random.default_rng(0).normal(size=1 << 20).astype(np.float32)
 out = np.empty_like(a)
 fastclip.clip(a, -0.5, 0.5, out=out)            # the parent's helper starts
-assert _ufunc._pool_for_tests()[0] >= 1
+assert _ufunc._for_tests("pool")[0] >= 1
 pid = os.fork()
 if pid == 0:
     import signal
@@ -209,7 +209,7 @@ if pid == 0:
         out[:] = 0
         fastclip.clip(a, -0.5, 0.5, out=out)
         ok &= bool(np.array_equal(out, np.clip(a, -0.5, 0.5)))
-    os._exit(0 if ok and _ufunc._pool_for_tests()[1] > 0 else 3)
+    os._exit(0 if ok and _ufunc._for_tests("pool")[1] > 0 else 3)
 _, status = os.waitpid(pid, 0)
 print("child", os.waitstatus_to_exitcode(status))
 """
@@ -231,9 +231,9 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         out = np.empty_like(a)
         fastclip.clip(a, -0.5, 0.5, out=out)       # helpers exist
         time.sleep(0.1)                             # > their spin (FC_SPIN_NS): asleep
-        before = _ufunc._pool_for_tests()[1]
+        before = _ufunc._for_tests("pool")[1]
         fastclip.clip(a, -0.5, 0.5, out=out)
-        assert _ufunc._pool_for_tests()[1] == before
+        assert _ufunc._for_tests("pool")[1] == before
         assert_same(out, np.clip(a, -0.5, 0.5))
     finally:
         _threads._apply()
@@ -262,11 +262,11 @@ def test_a_burst_after_a_pause_wakes_the_helpers_only_where_that_repays_the_wake
         def frame(x, calls):
             out = np.empty_like(x)
             time.sleep(0.03)                        # > the helpers' spin: asleep
-            wakeups = [_ufunc._pool_for_tests()[2]]
+            wakeups = [_ufunc._for_tests("pool")[2]]
             started = time.perf_counter()
             for _ in range(calls):
                 fastclip.clip(x, -0.5, 0.5, out=out)
-                wakeups.append(_ufunc._pool_for_tests()[2])
+                wakeups.append(_ufunc._for_tests("pool")[2])
             took = time.perf_counter() - started
             assert_same(out, np.clip(x, -0.5, 0.5))
             return [w - wakeups[0] for w in wakeups[1:]], took
@@ -341,10 +341,10 @@ def test_the_helpers_join_a_hot_loop_after_each_pause():
             others, started = _others_cpu_seconds(), time.perf_counter()
             for _ in range(12):
                 time.sleep(0.03)
-                before = _ufunc._pool_for_tests()[1]
+                before = _ufunc._for_tests("pool")[1]
                 for _ in range(24):
                     fastclip.clip(a, -0.5, 0.5, out=out)
-                shared.append(_ufunc._pool_for_tests()[1] - before)
+                shared.append(_ufunc._for_tests("pool")[1] - before)
             load = (None if others is None else
                     (_others_cpu_seconds() - others) / (time.perf_counter() - started))
             (busy if load is not None and load > OTHERS_BUSY_CPUS else quiet).append(shared)

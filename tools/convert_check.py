@@ -46,7 +46,7 @@ def main(argv=None):
             x = x[keep]
             nans += chunk - x.size
             a, b = o1[:x.size], o2[:x.size]
-            if not _ufunc._convert_for_tests(x, lo, hi, a, "unsafe"):
+            if not _ufunc._for_tests("convert", x, lo, hi, a, "unsafe"):
                 raise SystemExit(f"{src.name}->{dst.name}: the fused loop did not take the call")
             np.clip(x, lo, hi, out=b, casting="unsafe")
             diff = np.flatnonzero(a.view(f"u{dst.itemsize}") != b.view(f"u{dst.itemsize}"))

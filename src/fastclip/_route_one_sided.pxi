@@ -93,12 +93,21 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
         return result
     if tb is int and kind == KIND_INT and ((bound > end) if lower else (bound < end)):
         return NotImplemented       # NumPy's OverflowError (the fast path refused it)
-    lo, hi = (bound, end) if lower else (end, bound)
     # a loop wider than x's: a NumPy scalar bound, or a float one on an
     # integer x (NEP 50: a Python number takes x's own type otherwise); not
     # tried where there is none (float32 x with a Python float bound into
     # float16, which goes to NumPy: the try would only add to a small call)
-    wider = src >= 0 or (kind == KIND_INT and tb is float)
+    return _one_sided_wider(a, row, bound, end, lower, src >= 0 or (kind == KIND_INT and tb is float),
+                            out, casting)
+
+
+cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint lower,
+                             bint wider, object out, object casting):
+    """_one_sided's routes past x's own loop, bound and end found: a wider
+    loop (wider: one exists) into a new result, or the conversion into an out
+    of another dtype, clip-then-cast into a wider one, the wider loops into
+    it; NotImplemented where none takes the call."""
+    lo, hi = (bound, end) if lower else (end, bound)
     if out is None:
         return _widened(a, lo, hi, None, None) if casting is None and wider else NotImplemented
     if type(out) is not ndarray:

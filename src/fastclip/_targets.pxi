@@ -82,11 +82,8 @@ WAKE_AHEAD_S = FC_WAKE_AHEAD_NS * 1e-9
 WAKE_WORTH_S = FC_WAKE_WORTH_NS * 1e-9
 
 
-def _pool_for_tests(split_every_call=None):
-    """(helper threads started, chunks they have done, times sleeping helpers
-    were woken); split_every_call=True makes every split call wait for its
-    helpers and cut chunks of any size (tests of chunk edges), False restores
-    the normal rules."""
+def _test_pool(split_every_call=None):
+    """_for_tests("pool"), in _ufunc.pyx"""
     if split_every_call is not None:
         fc_pool_set_test_split(1 if split_every_call else 0)
     return fc_pool_helpers(), fc_pool_helper_chunks(), fc_pool_wakeups()

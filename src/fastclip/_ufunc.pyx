@@ -268,25 +268,45 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         return _ndarray_call(<ndarray>a, a_min, a_max, out, kwargs)
 
 
-def _convert_for_tests(a, a_min, a_max, out, casting="same_kind", where=None):
-    """True when the fused clip-and-convert loop did the call (out written),
-    False when it would go NumPy's way (out may have been written)."""
+def _for_tests(what, *args, **kwargs):
+    """The one way tests reach inside, by name:
+
+    - "convert" (a, a_min, a_max, out, casting="same_kind", where=None):
+      whether the fused clip-and-convert route did the call (out written);
+    - "widened" (a, a_min, a_max, out, casting="same_kind"): whether a wider
+      loop's route wrote out itself;
+    - "fast" (a, a_min, a_max, out=None), "scalar" (a, a_min, a_max): that
+      route alone, its result or NotImplemented where the call goes another
+      way;
+    - "pool" (split_every_call=None): the thread pool's (helpers started,
+      chunks they have done, wake-ups); split_every_call=True makes every
+      split call wait for its helpers and cut chunks of any size (tests of
+      chunk edges), False restores the normal rules.
+    """
+    if what == "convert":
+        return _test_convert(*args, **kwargs)
+    if what == "widened":
+        return _test_widened(*args, **kwargs)
+    if what == "fast":
+        return _test_fast(*args, **kwargs)
+    if what == "scalar":
+        return _test_scalar(*args, **kwargs)
+    if what == "pool":
+        return _test_pool(*args, **kwargs)
+    raise ValueError(f"no test hook {what!r}")
+
+
+def _test_convert(a, a_min, a_max, out, casting="same_kind", where=None):
     return _convert(a, a_min, a_max, out, casting, where) is out
 
 
-def _fast_for_tests(a, a_min, a_max, out=None):
-    """The fast path alone for an ndarray a: its result, or NotImplemented
-    where the call would go another way (tests check which calls it takes)."""
-    return _fast(a, a_min, a_max, out)
-
-
-def _widened_for_tests(a, a_min, a_max, out, casting="same_kind"):
-    """True when a wider loop's route wrote out itself (csrc/widen.h, or
-    chained with a conversion into a third dtype), False when the call would
-    go another way."""
+def _test_widened(a, a_min, a_max, out, casting="same_kind"):
     return _widened(a, a_min, a_max, None, out, casting) is out
 
 
-def _scalar_for_tests(a, a_min, a_max):
-    """The scalar path alone (tests/test_calls.py checks which calls it takes)."""
+def _test_fast(a, a_min, a_max, out=None):
+    return _fast(a, a_min, a_max, out)
+
+
+def _test_scalar(a, a_min, a_max):
     return _scalar(a, a_min, a_max)
