@@ -62,8 +62,8 @@ def compare(before, after, band=0.10, show=15):
                      f"{statistics.median(values):.3f}, 10th-90th percentile "
                      f"{_quantile(values, 0.1):.3f}-{_quantile(values, 0.9):.3f}; "
                      f"{len(outside)} outside {1 - band:.2f}-{1 + band:.2f}")
-        for r, (section, name) in outside[:show] + (outside[-show:] if len(outside) > 2 * show
-                                                     else outside[show:]):
+        listed = outside if len(outside) <= 2 * show else outside[:show] + outside[-show:]
+        for r, (section, name) in (listed if show > 0 else []):
             lines.append(f"  {r:6.3f}  {section}: {name} ({old[(section, name)]:.3g} -> "
                          f"{new[(section, name)]:.3g})")
     return lines

@@ -9,6 +9,7 @@ column that peer's time over fastclip's (above 1: fastclip is faster).
 """
 
 import re
+import textwrap
 
 PEERS = ("torch.clamp", "numba np.clip", "numba loop", "numexpr")
 
@@ -321,6 +322,6 @@ def plot(report, path):
                frameon=False)
     for ax in panels[len(layouts) + 1:]:
         ax.axis("off")
-    fig.suptitle(system_line(report["system"], date=False), fontsize=6)
+    fig.suptitle(textwrap.fill(system_line(report["system"], date=False), 150), fontsize=6)
     fig.tight_layout()
     fig.savefig(path, dpi=90, pil_kwargs={"optimize": True})
