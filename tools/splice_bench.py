@@ -72,11 +72,11 @@ def readme_block(report):
     lines = [f"**{title}**: the {report['system']['simd_target']} build on "
              f"{report['system']['cpu']}", "",
              "| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
-    lines += ["| " + " | ".join(rep._md(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(rep.markdown_text(c) for c in row) + " |" for row in rows]
     behind = trailing(report)
     if behind:
         # three decimals: a cell just below 1 must not read 1.00x
-        parts = [f"{rival}: " + ", ".join(f"{rep._md(n)} ({r:.3f}x)" for n, r in cases)
+        parts = [f"{rival}: " + ", ".join(f"{rep.markdown_text(n)} ({r:.3f}x)" for n, r in cases)
                  for rival, cases in behind.items()]
         lines += ["", f"Cells of the full run where fastclip trails ({title}): "
                   + "; ".join(parts) + "."]

@@ -260,7 +260,7 @@ def render_text(report, full=False):
     return "\n".join(lines)
 
 
-def _md(text):
+def markdown_text(text):
     """text for a markdown page: 2**24 as 2^24 (a bare ** starts bold)."""
     return re.sub(r"(\d)\*\*(\d)", r"\1^\2", str(text))
 
@@ -269,15 +269,15 @@ def render_markdown(report, full=False):
     lines = [f"Measured on {system_line(report['system'], date=False)}; each cell the median "
              f"of {report['repeats']} interleaved repeats."]
     for table in tables(report, full):
-        lines += ["", f"**{_md(table.title)}**", "",
+        lines += ["", f"**{markdown_text(table.title)}**", "",
                   "| " + " | ".join(table.columns) + " |",
                   "|" + " --- |" * len(table.columns)]
-        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in table.rows]
+        lines += ["| " + " | ".join(markdown_text(c) for c in row) + " |" for row in table.rows]
         if table.legend:
-            lines += ["", _md(table.legend)]
+            lines += ["", markdown_text(table.legend)]
     extras = _extras(report)
     if extras:
-        lines += [""] + [_md(e) for e in extras]
+        lines += [""] + [markdown_text(e) for e in extras]
     return "\n".join(lines)
 
 
