@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import fastclip
-from fastclip import _numpy_rules
+from fastclip import _numpy_fallback
 from tests.reference import assert_same_outcome, numpy_clip, outcome
 
 # every test here patches numpy.clip, which is one for the whole process
@@ -138,7 +138,7 @@ def test_dask_with_one_bound_none_under_the_patch():
 def test_fallback_is_numpys_own_function_whatever_numpy_clip_is():
     """The hand-off is bound at import to NumPy's implementation, not looked up
     as numpy.clip (which a program may have bound to fastclip by hand)."""
-    assert _numpy_rules.numpy_clip is np._core.fromnumeric.clip
+    assert _numpy_fallback.numpy_clip is np._core.fromnumeric.clip
     np.clip = fastclip.clip                                  # the swap done by hand
     assert np.clip(np.float64(2.0), 0, 1) == 1.0
     assert np.clip([3, -3], -1, 1).tolist() == [1, -1]

@@ -429,8 +429,8 @@ def test_conversions_larger_than_the_caches_are_streamed_correctly(src, dst, bou
 FIRST_CALLS_RACE = r"""
 import random, sys, threading
 import numpy as np, ml_dtypes, fastclip
-from fastclip import _numpy_rules
-numpy_clip = _numpy_rules.numpy_clip
+from fastclip import _numpy_fallback
+numpy_clip = _numpy_fallback.numpy_clip
 rng = np.random.default_rng(0)
 f32 = rng.normal(size=3000).astype(np.float32)
 u8 = rng.integers(0, 256, 3000).astype(np.uint8)

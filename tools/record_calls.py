@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 import fastclip
-from fastclip import _numpy_rules, _ufunc
+from fastclip import _numpy_fallback, _ufunc
 from fastclip.bench.programs import available
 
 
@@ -100,14 +100,13 @@ class Routes:
         class UmathStandIn:
             def __getattr__(_, name):
                 return self.wrap(f"NumPy's {name}", getattr(umath, name))
-        self.saved = (_ufunc._umath, _ufunc.clip_ufunc, _numpy_rules.numpy_clip, _numpy_rules.clip_ufunc)
+        self.saved = (_ufunc._umath, _ufunc.clip_ufunc, _numpy_fallback.numpy_clip)
         _ufunc._umath = UmathStandIn()
         _ufunc.clip_ufunc = self.wrap("fastclip's ufunc", self.saved[1])
-        _numpy_rules.numpy_clip = self.wrap("numpy.clip", self.saved[2])
-        _numpy_rules.clip_ufunc = self.wrap("fastclip's ufunc", self.saved[3])
+        _numpy_fallback.numpy_clip = self.wrap("numpy.clip", self.saved[2])
 
     def remove(self):
-        _ufunc._umath, _ufunc.clip_ufunc, _numpy_rules.numpy_clip, _numpy_rules.clip_ufunc = self.saved
+        _ufunc._umath, _ufunc.clip_ufunc, _numpy_fallback.numpy_clip = self.saved
 
 
 def record():

@@ -299,7 +299,7 @@ cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, ob
     """The same loop, walked by NumPy's iterator (whose buffering suits short
     runs close together, csrc/walk.h): the bounds, already converted exactly,
     as scalars of a's dtype, so the ufunc picks the same loop np.clip's
-    argument handling would (no second pass through fastclip._numpy_rules)."""
+    argument handling would (no second pass through the argument rules)."""
     lo_s = PyArray_Scalar(lo, descr, None)
     hi_s = PyArray_Scalar(hi, descr, None)
     if out is None:

@@ -7,7 +7,7 @@ NumPy functions for its own objects, never a function for plain ndarrays, and
 replaced, as scikit-learn-intelex's ``patch_sklearn`` and mkl_fft's
 ``patch_numpy_fft`` do. Every library that calls ``np.clip(...)`` (looking the
 name up at call time) then runs fastclip; fastclip's own hand-off to NumPy uses
-NumPy's implementation directly (``fastclip._numpy_rules.numpy_clip``), so it
+NumPy's implementation directly (``fastclip._numpy_fallback.numpy_clip``), so it
 cannot come back to itself.
 
 State: the patch is on while ``patch_numpy()`` is in force or any

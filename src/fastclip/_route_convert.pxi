@@ -190,6 +190,19 @@ cdef int _conversion_allowed(int k, cnp.dtype src, cnp.dtype dst, object casting
     return ok
 
 
+cdef object _convert_route(ndarray a, object a_min, object a_max, ndarray out, dict kwargs):
+    """An out of another dtype (keywords: casting=, where=): clip and convert
+    in one pass (_convert); without where=, a pair _convert does not fuse by
+    _into_other_dtype."""
+    casting = kwargs.get("casting", "same_kind")
+    if "where" in kwargs:
+        return _convert(a, a_min, a_max, out, casting, kwargs["where"])
+    result = _convert(a, a_min, a_max, out, casting)
+    if result is NotImplemented:
+        return _into_other_dtype(a, a_min, a_max, out, casting)
+    return result
+
+
 cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting,
                      object where=None):
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
@@ -269,7 +282,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     picks the loop from the inputs alone (outputs take no part in its
     dispatch unless signature= names them), clips in a's dtype and casts into
     out. A widening that casting allows: the fast path into a new array, then
-    np.copyto. Any other pair: fastclip's ufunc, without _numpy_rules's argument
+    np.copyto. Any other pair: fastclip's ufunc, without _ndarray_call's argument
     rules, which these bounds do not need and which cost more than the call
     (not ufunc_after: NotImplemented instead, for _one_sided)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
@@ -296,7 +309,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
     except TypeError:
-        # as _numpy_rules.clip: NumPy's _wrapfunc calls again after a TypeError,
+        # as _ndarray_route: NumPy's _wrapfunc calls again after a TypeError,
         # which raises it again (and repeats any warning)
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
 

@@ -2,13 +2,30 @@
 # (numpy/_core/_methods.py::_clip), through the routes above or the ufunc.
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
+cdef object _ndarray_route(ndarray a, object a_min, object a_max, object out, dict kwargs):
+    """An exact ndarray's call that no loop of its own route took: a bfloat16
+    or float8 array that keeps its dtype (_own_dtype_call), else np.clip's
+    argument rules (_ndarray_call)."""
+    cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
+    cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    if row >= 0 and ROW_ML[row] and keeps_own_dtype(
+            <cnp.dtype>cnp.PyArray_DESCR(a), a_min, a_max, out, kwargs):
+        return _own_dtype_call(a, a_min, a_max, out, kwargs)
+    try:
+        return _ndarray_call(a, a_min, a_max, out, kwargs)
+    except TypeError:
+        # numpy/_core/fromnumeric.py::_wrapfunc calls again after a
+        # TypeError, which raises it again (and repeats any warning)
+        return _ndarray_call(a, a_min, a_max, out, kwargs)
+
+
 cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """Every other call on an exact ndarray, but a bfloat16 or float8 one
-    that keeps its dtype (_numpy_rules): numpy/_core/_methods.py::_clip (what
+    that keeps its dtype (_own_dtype_call): numpy/_core/_methods.py::_clip (what
     np.clip runs for an ndarray), with fastclip's ufunc where it has the loop
     and NumPy's where not.
-    Written here, not left to _numpy_rules, for its cost: through _numpy_rules a small
-    call was slower than np.clip itself."""
+    Written here, compiled, for its cost: in Python a small call was slower
+    than np.clip itself."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
     if row >= 0 and _drops_int_bound(row, a_min, a_max):

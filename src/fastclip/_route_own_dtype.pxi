@@ -71,3 +71,48 @@ cpdef bint keeps_own_dtype(cnp.dtype dtype, object a_min, object a_max, object o
 #: (a's type number, bound keys, dtype=) -> the dtype of np.clip's loop when
 #: it is wider than a's and _widened takes the call, else None
 _WIDER_LOOP = {}
+
+
+cdef object _own_dtype_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
+    """A bfloat16 or float8 array that keeps its dtype (keeps_own_dtype), past
+    the fast path: numpy/_core/fromnumeric.py::_wrapfunc retries a method call
+    that raised TypeError through _wrapit; the retry raises again and repeats
+    any warning, so this repeats the call too (same exception, same warnings)."""
+    try:
+        return _clip_own_dtype(a, a_min, a_max, out, kwargs)
+    except TypeError:
+        return _clip_own_dtype(a, a_min, a_max, out, kwargs)
+
+
+cdef object _one_byte_native(object v):
+    """A float8 array in the other byte order as the native one: one byte has
+    no order, so it is the same format."""
+    if isinstance(v, ndarray) and v.dtype.itemsize == 1 and not v.dtype.isnative:
+        return v.view(v.dtype.newbyteorder("="))
+    return v
+
+
+#: NumPy's casting rules, which a call that keeps its own dtype meets whatever
+#: it names: every operand has the array's format (in either byte order)
+cdef frozenset _CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
+
+
+cdef object _clip_own_dtype(ndarray a, object a_min, object a_max, object out, dict kwargs):
+    """docs/semantics.rst: Python-number bounds rounded to the array's format,
+    a missing bound by way of float32 (fastclip._numpy_fallback)."""
+    a, a_min, a_max, out_ = map(_one_byte_native, (a, a_min, a_max, out))
+    if kwargs.get("casting") in _CASTINGS:
+        kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
+    a_min, a_max = _numpy_fallback.ml_bounds(a.dtype, a_min, a_max)
+    if out_ is not None and np.may_share_memory(a, out_):
+        # in place equals a new result (docs/semantics.rst): NumPy's iterator
+        # may run the scalar-bound loop for an operand that is its out where
+        # it runs the per-element one for a separate out (a one-element
+        # float8 NaN against a (1,) bound and a NaN: the bound's NaN in
+        # place, x's otherwise; found by the fuzzer), so a is read from a copy
+        a = a.copy()
+    if a_min is None or a_max is None:
+        result = _numpy_fallback.ml_one_sided(a, a_min, a_max, out_, kwargs)
+    else:
+        result = clip_ufunc(a, a_min, a_max, out=out_, **kwargs)
+    return out if out is not None else result

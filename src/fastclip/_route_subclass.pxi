@@ -36,6 +36,15 @@ cdef bint _plain_operand(object v):
     return isinstance(v, np.generic)
 
 
+cdef object _subclass_route(ndarray a, object a_min, object a_max, object out, dict kwargs):
+    """_subclass_call, and after a TypeError, as numpy/_core/fromnumeric.py::
+    _wrapfunc does, NumPy's clip of the base array, wrapped (_wrapit)."""
+    try:
+        return _subclass_call(a, a_min, a_max, out, kwargs)
+    except TypeError:
+        return _fromnumeric._wrapit(a, "clip", a_min, a_max, out=out, **kwargs)
+
+
 cdef object _subclass_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """np.clip on a plain subclass (_plain_subclass): _methods._clip as
     _ndarray_call follows it, through the ufuncs alone, fastclip's where it

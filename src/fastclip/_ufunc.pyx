@@ -4,22 +4,23 @@
 At import: pick the kernel build for this CPU (or the one FASTCLIP_SIMD asks
 for), make ``clip_ufunc`` from its loop table, register the loops of the
 ml_dtypes formats (bfloat16, float8_e4m3fn, float8_e5m2).
-``clip`` sends an ndarray of a kernel dtype straight to the kernel with the
+``clip`` names the route of a call from its operands' types (_route_of)
+and runs it: an ndarray of a kernel dtype straight to the kernel with the
 GIL released (scalar or array bounds, where=, any layout), a Python or NumPy
 scalar to the scalar path, an out of another dtype to a fused loop; other
-ndarray calls follow np.clip's rules here, with the ufunc or NumPy's own;
-the rest (duck arrays, subclasses, bfloat16/float8 keeping their dtype) goes
-to fastclip._numpy_rules.
+ndarray calls follow np.clip's rules, with the ufunc or NumPy's own; objects
+that are not ndarrays go NumPy's way (fastclip._numpy_fallback).
 
 One module in parts, each a job (included below, in this order):
 _targets.pxi (the kernel build, its tables, the thread pool), _make_ufunc.pxi
 (the ufunc), _bounds.pxi (the table by row, bounds as C values), _fast.pxi
 (the fast path and its walk), _scalar.pxi (scalars and sequences), and a
 file a route for the rest: _route_convert.pxi (outs of another dtype),
-_route_own_dtype.pxi (the rules the routes share), _route_widen.pxi (results
-wider than x), _route_one_sided.pxi (one bound None), _route_subclass.pxi
-(ndarray subclasses), _route_ndarray.pxi (NumPy's argument rules for the
-rest).
+_route_own_dtype.pxi (bfloat16/float8 keeping their dtype, and the rules
+the routes share), _route_widen.pxi (results wider than x),
+_route_one_sided.pxi (one bound None), _route_subclass.pxi (ndarray
+subclasses), _route_ndarray.pxi (NumPy's argument rules for the rest),
+_route_other.pxi (objects that are not ndarrays).
 """
 
 import importlib
@@ -129,15 +130,97 @@ include "_route_widen.pxi"
 include "_route_one_sided.pxi"
 include "_route_subclass.pxi"
 include "_route_ndarray.pxi"
+include "_route_other.pxi"
 
-# the slow path calls clip_ufunc and keeps_own_dtype, so it is imported once
-# they exist
-from fastclip import _numpy_rules
+from fastclip import _numpy_fallback
 
 
 #: np._NoValue, the defaults' sentinel, looked up once (a module global and an
 #: attribute lookup each time it was named in clip's body)
 cdef object _NOVALUE = np._NoValue
+
+
+cdef tuple _resolve_aliases(object a_min, object a_max, object min, object max):
+    """(a_min, a_max) from clip's four bound arguments, as
+    numpy/_core/fromnumeric.py::clip resolves them, word for word in its
+    messages (NumPy 2.1's min= and max= aliases)."""
+    if a_min is _NOVALUE and a_max is _NOVALUE:
+        return (None if min is _NOVALUE else min), (None if max is _NOVALUE else max)
+    if a_min is _NOVALUE:
+        raise TypeError("clip() missing 1 required positional argument: 'a_min'")
+    if a_max is _NOVALUE:
+        raise TypeError("clip() missing 1 required positional argument: 'a_max'")
+    raise ValueError("Passing `min` or `max` keyword argument when "
+                     "`a_min` and `a_max` are provided is forbidden.")
+
+
+# The routes of a call. _route_of names one from the operands' types, out's
+# dtype and the keywords, never their values; the route's function then runs
+# the call. A route whose loop cannot take the call exactly (a bound its
+# dtype cannot hold, an overlap, a NaN met while converting) returns
+# NotImplemented, and the call goes NumPy's way: _ndarray_route for an
+# ndarray, _other_call for anything else. docs/development.rst has the table.
+cdef enum Route:
+    ROUTE_KERNEL        # an ndarray into a new array or out of its dtype: _fast
+    ROUTE_WHERE         # the same with where=: _fast with the mask
+    ROUTE_CONVERT       # out of another dtype: _route_convert.pxi
+    ROUTE_SCALAR        # a Python number or a NumPy scalar: _scalar.pxi
+    ROUTE_SEQUENCE      # a list or a tuple: _scalar.pxi
+    ROUTE_NDARRAY       # every other ndarray call: _route_ndarray.pxi
+    ROUTE_SUBCLASS      # an ndarray subclass with ndarray's clip: _route_subclass.pxi
+    ROUTE_OTHER         # anything else: _route_other.pxi
+
+
+cdef inline bint _out_of_a_dtype(ndarray a, object out) noexcept:
+    """out is None, or an exact ndarray of a's dtype (or an equivalent one)."""
+    cdef cnp.dtype descr
+    cdef cnp.dtype odescr
+    if out is None:
+        return True
+    if type(out) is not ndarray:
+        return False
+    descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    odescr = <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out)
+    return odescr is descr or cnp.PyArray_EquivTypes(odescr, descr)
+
+
+cdef Route _route_of(object a, object out, dict kwargs):
+    """The route of clip(a, ..., out=out, **kwargs), from types alone."""
+    cdef type ta = type(a)
+    cdef Py_ssize_t nk = len(kwargs)
+    cdef bint own = False
+    if ta is not ndarray:
+        if nk == 0 and (ta is list or ta is tuple):
+            return ROUTE_SEQUENCE
+        if nk == 0 and out is None and (ta is float or ta is int or ta in SCALAR_ROWS):
+            return ROUTE_SCALAR
+        return ROUTE_SUBCLASS if _plain_subclass(ta) else ROUTE_OTHER
+    if out is not None and type(out) is not ndarray:
+        return ROUTE_NDARRAY
+    own = _out_of_a_dtype(<ndarray>a, out)
+    if nk == 0:
+        return ROUTE_KERNEL if own else ROUTE_CONVERT
+    if nk == 1 and "casting" in kwargs:
+        if not own:
+            return ROUTE_CONVERT
+        casting = kwargs["casting"]
+        # every operand of the kernel has a's dtype: nothing to cast
+        return (ROUTE_KERNEL if type(casting) is str and casting in _CASTS_ANY_SCALAR
+                else ROUTE_NDARRAY)
+    if nk == 1 and "where" in kwargs:
+        if out is not None:
+            return ROUTE_WHERE if own else ROUTE_CONVERT
+        where = kwargs["where"]
+        # into a new array like NumPy's (whose masked-off elements are
+        # whatever np.empty holds)
+        if (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>a) and type(where) is ndarray
+                and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
+                and cnp.PyArray_SAMESHAPE(<ndarray>a, <ndarray>where)):
+            return ROUTE_WHERE
+        return ROUTE_NDARRAY
+    if nk == 2 and "where" in kwargs and "casting" in kwargs and out is not None and not own:
+        return ROUTE_CONVERT
+    return ROUTE_NDARRAY
 
 
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
@@ -187,85 +270,33 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     >>> fastclip.clip(a, -1, 1, out=a)
     array([-1., -1.,  0.,  1.,  1.], dtype=float32)
     """
-    cdef object result = NotImplemented
-    cdef type ta = type(a)
-    if a_min is _NOVALUE and a_max is _NOVALUE and (min is not _NOVALUE or max is not _NOVALUE):
-        # NumPy 2.1's aliases, resolved as numpy/_core/fromnumeric.py::clip
-        # does (_numpy_rules._resolve_aliases), so these calls take the
-        # fast paths too, not the ufunc's machinery
-        a_min = None if min is _NOVALUE else min
-        a_max = None if max is _NOVALUE else max
-        min = max = _NOVALUE
-    if min is _NOVALUE and max is _NOVALUE:
-        if not kwargs:
-            if ta is ndarray:
-                result = _fast(<ndarray>a, a_min, a_max, out)
-            elif ta is list or ta is tuple:
-                # np.clip converts a sequence with np.asarray and clips the array
-                # (a sequence of bfloat16 or float8 scalars, like one scalar, is
-                # not an array: NumPy's float32 result, docs/semantics.rst)
-                result = _sequence(a, a_min, a_max, out)
-            elif out is None:
-                result = _scalar(a, a_min, a_max)
-        elif ta is ndarray and len(kwargs) == 1:
-            if "where" in kwargs:
-                # the masked kernel, into out or into a new array like NumPy's
-                # (whose masked-off elements are whatever np.empty holds)
-                where = kwargs["where"]
-                if out is not None:
-                    result = _fast(<ndarray>a, a_min, a_max, out, where)
-                    if result is NotImplemented and type(out) is ndarray:
-                        # out of another dtype: clip, convert and blend in one pass
-                        result = _convert(<ndarray>a, a_min, a_max, <ndarray>out, "same_kind",
-                                          where)
-                elif (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>a) and type(where) is ndarray
-                        and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
-                        and cnp.PyArray_SAMESHAPE(<ndarray>a, <ndarray>where)):
-                    result = _fast(<ndarray>a, a_min, a_max,
-                                   PyArray_NewLikeArray(<ndarray>a, cnp.NPY_CORDER, NULL, 0),
-                                   where)
-            elif ("casting" in kwargs and type(kwargs["casting"]) is str
-                    and kwargs["casting"] in _CASTS_ANY_SCALAR):
-                # every operand of the fast path has a's dtype: nothing to cast
-                # (out of another dtype: below)
-                result = _fast(<ndarray>a, a_min, a_max, out)
-        elif (ta is ndarray and type(out) is ndarray and len(kwargs) == 2
-                and "where" in kwargs and "casting" in kwargs):
-            # where= into an out of another dtype, as above, with casting=
-            result = _convert(<ndarray>a, a_min, a_max, <ndarray>out, kwargs["casting"],
-                              kwargs["where"])
-        if (result is NotImplemented and ta is ndarray and type(out) is ndarray
-                and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
-            # out of another dtype: clip and convert in one pass
-            casting = kwargs.get("casting", "same_kind")
-            result = _convert(<ndarray>a, a_min, a_max, <ndarray>out, casting)
-            if result is NotImplemented:
-                result = _into_other_dtype(<ndarray>a, a_min, a_max, <ndarray>out, casting)
+    cdef Route route
+    if a_min is _NOVALUE or a_max is _NOVALUE or min is not _NOVALUE or max is not _NOVALUE:
+        a_min, a_max = _resolve_aliases(a_min, a_max, min, max)
+    route = _route_of(a, out, kwargs)
+    if route == ROUTE_KERNEL:
+        result = _fast(<ndarray>a, a_min, a_max, out)
+    elif route == ROUTE_WHERE:
+        result = _fast(<ndarray>a, a_min, a_max,
+                       PyArray_NewLikeArray(<ndarray>a, cnp.NPY_CORDER, NULL, 0)
+                       if out is None else out, kwargs["where"])
+    elif route == ROUTE_CONVERT:
+        result = _convert_route(<ndarray>a, a_min, a_max, <ndarray>out, kwargs)
+    elif route == ROUTE_SCALAR:
+        result = _scalar(a, a_min, a_max)
+    elif route == ROUTE_SEQUENCE:
+        result = _sequence(a, a_min, a_max, out)
+    elif route == ROUTE_SUBCLASS:
+        return _subclass_route(<ndarray>a, a_min, a_max, out, kwargs)
+    elif route == ROUTE_OTHER:
+        return _other_call(a, a_min, a_max, out, kwargs)
+    else:
+        return _ndarray_route(<ndarray>a, a_min, a_max, out, kwargs)
     if result is not NotImplemented:
         return result
-    if ta is not ndarray and not _plain_subclass(ta):
-        return _numpy_rules.clip(a, a_min, a_max, out, min, max, kwargs)
-    if (a_min is _NOVALUE or a_max is _NOVALUE
-            or min is not _NOVALUE or max is not _NOVALUE):
-        a_min, a_max = _numpy_rules._resolve_aliases(a_min, a_max, min, max)
-    if ta is not ndarray:
-        try:
-            return _subclass_call(<ndarray>a, a_min, a_max, out, kwargs)
-        except TypeError:
-            # numpy/_core/fromnumeric.py::_wrapfunc: after a TypeError,
-            # NumPy's clip of the base array, wrapped (_wrapit)
-            return _fromnumeric._wrapit(a, "clip", a_min, a_max, out=out, **kwargs)
-    num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>a)).type_num
-    row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
-    if row >= 0 and ROW_ML[row] and keeps_own_dtype(
-            <cnp.dtype>cnp.PyArray_DESCR(<ndarray>a), a_min, a_max, out, kwargs):
-        return _numpy_rules.clip_own_dtype(<ndarray>a, a_min, a_max, out, kwargs)
-    try:
-        return _ndarray_call(<ndarray>a, a_min, a_max, out, kwargs)
-    except TypeError:
-        # numpy/_core/fromnumeric.py::_wrapfunc calls again after a
-        # TypeError, which raises it again (and repeats any warning)
-        return _ndarray_call(<ndarray>a, a_min, a_max, out, kwargs)
+    if type(a) is ndarray:
+        return _ndarray_route(<ndarray>a, a_min, a_max, out, kwargs)
+    return _other_call(a, a_min, a_max, out, kwargs)
 
 
 def _for_tests(what, *args, **kwargs):
