@@ -307,175 +307,234 @@ cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, ob
     return clip_ufunc(a, lo_s, hi_s, out=out)
 
 
-cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
-    """Clip through the kernel directly, or return NotImplemented to say the
-    call needs the slow path. where: None, or a where= mask (out given)."""
-    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef int typenum = descr.type_num
-    cdef int row, threads = 1, lo_kind, hi_kind
-    cdef npy_intp size
-    cdef npy_intp steps[4]
-    cdef void *fresh
-    cdef char *args[4]
-    cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef char *lo_ptr
-    cdef char *hi_ptr
-    cdef npy_intp lo_strides[cnp.NPY_MAXDIMS]
-    cdef npy_intp hi_strides[cnp.NPY_MAXDIMS]
-    cdef const npy_intp *strides[FC_OPERANDS]
-    cdef ndarray res
-    cdef ndarray mask = None
-    cdef fc_plan_t plan
-    cdef fc_masked_t masked = NULL
-    cdef char *pm = NULL
-    if typenum < 0 or typenum >= 512:
-        return NotImplemented
-    row = ROW_BY_TYPENUM[typenum]
+cdef struct FastBounds:
+    # both bounds as the walk takes them (_take_bounds)
+    int lo_kind                 # a BoundKind
+    int hi_kind
+    unsigned long long lo_buf   # a scalar bound's C value
+    unsigned long long hi_buf
+    char *lo_ptr                # its buffer, or an array bound's data
+    char *hi_ptr
+    npy_intp lo_strides[cnp.NPY_MAXDIMS]    # an array bound's, along a's axes
+    npy_intp hi_strides[cnp.NPY_MAXDIMS]
+
+
+cdef inline int _kernel_row(ndarray a, cnp.dtype descr, object out) noexcept:
+    """a's row when the kernel can take a (a kernel dtype, native, aligned)
+    and out (None, or an ndarray of a's dtype); else -1. An out of another
+    dtype is decided before the bounds are converted, which _convert does
+    again."""
+    cdef int row
+    if descr.type_num < 0 or descr.type_num >= 512:
+        return -1
+    row = ROW_BY_TYPENUM[descr.type_num]
     if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
-        return NotImplemented
+        return -1
     if out is not None and (type(out) is not ndarray or (
             <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out) is not descr
             and not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(<ndarray>out), descr))):
-        # an out of another dtype (clip's next stop is _convert): decided
-        # before the bounds are converted, which _convert does again
-        return NotImplemented
-    lo_kind = _bound_operand(row, descr, a_min, a, &lo_buf, &lo_ptr, lo_strides)
-    hi_kind = _bound_operand(row, descr, a_max, a, &hi_buf, &hi_ptr, hi_strides)
-    if lo_kind == BOUND_REFUSED or hi_kind == BOUND_REFUSED:
-        return NotImplemented
-    if ((lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY) and ROW_KIND[row] != KIND_INT and cnp.PyArray_SIZE(a) == 1
-            and cnp.PyArray_NDIM(a) > 0
-            and _nan_or_zero_among(row, cnp.PyArray_DATA(a), lo_ptr, hi_ptr)):
+        return -1
+    return row
+
+
+cdef inline bint _take_bounds(FastBounds *b, int row, cnp.dtype descr, ndarray a, object a_min,
+                       object a_max) except -1:
+    """Both bounds into b, as scalars or arrays the walk takes, where the
+    kernel's result is NumPy's bit for bit; False where it may not be."""
+    b.lo_buf = b.hi_buf = 0
+    b.lo_kind = _bound_operand(row, descr, a_min, a, &b.lo_buf, &b.lo_ptr, b.lo_strides)
+    b.hi_kind = _bound_operand(row, descr, a_max, a, &b.hi_buf, &b.hi_ptr, b.hi_strides)
+    if b.lo_kind == BOUND_REFUSED or b.hi_kind == BOUND_REFUSED:
+        return False
+    if ((b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY) and ROW_KIND[row] != KIND_INT
+            and cnp.PyArray_SIZE(a) == 1 and cnp.PyArray_NDIM(a) > 0
+            and _nan_or_zero_among(row, cnp.PyArray_DATA(a), b.lo_ptr, b.hi_ptr)):
         # One element, all axes of size 1: NumPy's iterator passes an array
         # bound of a's own rank with its stride (the per-element loop: x's
         # NaN, and on a -0.0/+0.0 tie the bound) and a broadcast one with
         # stride 0 (the scalar-bound loop: the bound's NaN, x on a tie), as
         # its coalescing of those axes goes. Without a NaN or a zero among x,
         # lo and hi the two agree; with one, NumPy's iterator, with the same
-        # loops, decides. (Zero bounds were missed until
-        # test_one_element_array_bounds: np.clip([-5.0], [-0.0], [0.0]) is
-        # +0.0, and fastclip gave -0.0.)
-        return NotImplemented
+        # loops, decides (np.clip([-5.0], [-0.0], [0.0]) is +0.0:
+        # test_one_element_array_bounds).
+        return False
     # An array bound of one element (gymnasium's Box(shape=(1,)) bounds) is
     # a scalar bound to NumPy's iterator (stride 0) wherever a has more than
     # one element, and where a has one the two loops agree (settled just
     # above): taken as a scalar bound, its C value read now, as NumPy copies
     # a bound that overlaps out before its loop; the scalar loop is the
     # quicker for a small call.
-    if lo_kind == BOUND_ARRAY and cnp.PyArray_SIZE(<ndarray>a_min) == 1:
-        memcpy(&lo_buf, lo_ptr, descr.itemsize)
-        lo_ptr = <char *>&lo_buf
-        lo_kind = BOUND_SCALAR
-    if hi_kind == BOUND_ARRAY and cnp.PyArray_SIZE(<ndarray>a_max) == 1:
-        memcpy(&hi_buf, hi_ptr, descr.itemsize)
-        hi_ptr = <char *>&hi_buf
-        hi_kind = BOUND_SCALAR
-    if lo_kind == BOUND_REPEATING or hi_kind == BOUND_REPEATING:
+    if b.lo_kind == BOUND_ARRAY and cnp.PyArray_SIZE(<ndarray>a_min) == 1:
+        memcpy(&b.lo_buf, b.lo_ptr, descr.itemsize)
+        b.lo_ptr = <char *>&b.lo_buf
+        b.lo_kind = BOUND_SCALAR
+    if b.hi_kind == BOUND_ARRAY and cnp.PyArray_SIZE(<ndarray>a_max) == 1:
+        memcpy(&b.hi_buf, b.hi_ptr, descr.itemsize)
+        b.hi_ptr = <char *>&b.hi_buf
+        b.hi_kind = BOUND_SCALAR
+    if b.lo_kind == BOUND_REPEATING or b.hi_kind == BOUND_REPEATING:
         # A bound repeating along the inner axis is clean itself (zero and
         # NaN free), but NumPy's two loops still differ where the other bound
         # is a scalar (stride 0 there too) holding a NaN or a zero: x's NaN
         # per element, the bound's NaN from the scalar-bound loop. Which one
         # NumPy's iterator runs is its own affair: np.clip of a NaN in F-order
         # (6, 6) against a (6,) lower bound and a (1,) NaN upper bound keeps
-        # x's NaN (found by the fuzzer, float8_e5m2 (6, 6, 6); fastclip gave
-        # the bound's).
-        if ((lo_kind == BOUND_SCALAR and _is_nan_at(row, lo_ptr, True)) or
-                (hi_kind == BOUND_SCALAR and _is_nan_at(row, hi_ptr, True))):
-            return NotImplemented
-        if lo_kind == BOUND_REPEATING:
-            lo_kind = BOUND_ARRAY
-        if hi_kind == BOUND_REPEATING:
-            hi_kind = BOUND_ARRAY
-    strides[FC_LO] = lo_strides if lo_kind == BOUND_ARRAY else NULL
-    strides[FC_HI] = hi_strides if hi_kind == BOUND_ARRAY else NULL
+        # x's NaN (found by the fuzzer, float8_e5m2 (6, 6, 6)).
+        if ((b.lo_kind == BOUND_SCALAR and _is_nan_at(row, b.lo_ptr, True)) or
+                (b.hi_kind == BOUND_SCALAR and _is_nan_at(row, b.hi_ptr, True))):
+            return False
+        if b.lo_kind == BOUND_REPEATING:
+            b.lo_kind = BOUND_ARRAY
+        if b.hi_kind == BOUND_REPEATING:
+            b.hi_kind = BOUND_ARRAY
+    return True
+
+
+# how _fast makes a new result (_new_result_way)
+cdef enum NewResult:
+    NEW_DECLINED        # not at all: NumPy's way
+    NEW_BY_ITERATOR     # the same loop, walked by NumPy's iterator
+    NEW_BY_KERNEL       # a new array, written by the kernel
+
+
+cdef NewResult _new_result_way(const FastBounds *b, int row, ndarray a, object a_min,
+                               object a_max, object where,
+                               const npy_intp **strides) noexcept:
+    """How a call without out makes its result. NumPy's result takes the
+    memory order of all its inputs (K order): with an array bound the kernel
+    takes the call when they agree (and see _same_order); a's own strides
+    otherwise tell the plan's shape, decided before allocating
+    (csrc/walk.h)."""
+    cdef fc_plan_t plan
+    if b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY:
+        if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
+            return NEW_DECLINED
+    elif not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
+        strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
+        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+        if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
+                _prefers_numpy(&plan, row, cnp.PyArray_ITEMSIZE(a)) or
+                (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
+            return NEW_BY_ITERATOR
+    return NEW_BY_KERNEL
+
+
+cdef bint _out_takes(const FastBounds *b, ndarray a, object a_min, object a_max,
+                     ndarray res) noexcept:
+    """Whether the kernel can write res, an out of a's dtype: writeable,
+    aligned, a's shape, and sharing memory with a only in place (each element
+    is read before it is written; any other overlap needs NumPy's buffering),
+    with array bounds likewise and in a's memory order."""
+    if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
+            or not cnp.PyArray_SAMESHAPE(a, res) or _partly_overlap(a, res)):
+        return False
+    if b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY:
+        if not _same_order(a, res):
+            return False
+        if ((b.lo_kind == BOUND_ARRAY and _overlaps_unevenly(<ndarray>a_min, b.lo_strides, res))
+                or (b.hi_kind == BOUND_ARRAY
+                    and _overlaps_unevenly(<ndarray>a_max, b.hi_strides, res))):
+            return False
+    return True
+
+
+cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
+    """Clip through the kernel directly, or return NotImplemented to say the
+    call needs NumPy's way. where: None, or a where= mask (a result array
+    given as out)."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef int row = _kernel_row(a, descr, out)
+    cdef FastBounds b
+    cdef const npy_intp *strides[FC_OPERANDS]
+    cdef NewResult way
+    cdef ndarray res
+    cdef ndarray mask = None
+    if row < 0 or not _take_bounds(&b, row, descr, a, a_min, a_max):
+        return NotImplemented
+    strides[FC_LO] = b.lo_strides if b.lo_kind == BOUND_ARRAY else NULL
+    strides[FC_HI] = b.hi_strides if b.hi_kind == BOUND_ARRAY else NULL
     strides[FC_MASK] = NULL
     if out is None:
-        if lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY:
-            # NumPy's result takes the memory order of all its inputs (K
-            # order): fast only when they agree (and see _same_order)
-            if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
-                return NotImplemented
-        elif not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
-            # the result takes a's order, so a's own strides tell the plan's
-            # shape; decided before allocating (csrc/walk.h)
-            strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
-            fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
-            if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
-                    _prefers_numpy(&plan, row, descr.itemsize) or
-                    (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
-                return _through_iterator(a, descr, &lo_buf, &hi_buf, None)
+        way = _new_result_way(&b, row, a, a_min, a_max, where, strides)
+        if way == NEW_DECLINED:
+            return NotImplemented
+        if way == NEW_BY_ITERATOR:
+            return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, None)
         res = _new_result(a, descr)
     else:
-        res = <ndarray>out          # an ndarray of a's dtype (checked above)
-        if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
-                or not cnp.PyArray_SAMESHAPE(a, res)):
+        res = <ndarray>out
+        if not _out_takes(&b, a, a_min, a_max, res):
             return NotImplemented
-        # In place is fine (each element is read before it is written); any
-        # other overlap needs NumPy's buffering.
-        if _partly_overlap(a, res):
-            return NotImplemented
-        if lo_kind == BOUND_ARRAY or hi_kind == BOUND_ARRAY:
-            if not _same_order(a, res):
-                return NotImplemented
-            if ((lo_kind == BOUND_ARRAY and _overlaps_unevenly(<ndarray>a_min, lo_strides, res)) or
-                    (hi_kind == BOUND_ARRAY and _overlaps_unevenly(<ndarray>a_max, hi_strides, res))):
-                return NotImplemented
     if where is not None:
         mask = _mask_for(where, a, res)
         if mask is None:
             return NotImplemented
-        masked = MASKED_ROWS[row]
-        pm = <char *>cnp.PyArray_DATA(mask)
         strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
-    size = cnp.PyArray_SIZE(a)
-    if (size and mask is None and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR and
+    result = _run(&b, row, descr, a, res, mask, out is None, strides)
+    if result is res and out is None and cnp.PyArray_NDIM(res) == 0:
+        return res[()]          # a ufunc returns a scalar for 0-d input
+    return result
+
+
+cdef inline object _run(FastBounds *b, int row, cnp.dtype descr, ndarray a, ndarray res,
+                 ndarray mask, bint fresh_result, const npy_intp **strides):
+    """The kernel over a into res: res, or where the walk leaves the call to
+    NumPy's iterator, its result (or NotImplemented)."""
+    cdef npy_intp size = cnp.PyArray_SIZE(a)
+    cdef npy_intp steps[4]
+    cdef char *args[4]
+    cdef void *fresh
+    cdef fc_plan_t plan
+    cdef int threads = 1
+    cdef char *mask_data = NULL
+    cdef fc_masked_t masked = NULL
+    cdef bint scalar_bounds = b.lo_kind == BOUND_SCALAR and b.hi_kind == BOUND_SCALAR
+    args[0] = <char *>cnp.PyArray_DATA(a)
+    args[1] = b.lo_ptr
+    args[2] = b.hi_ptr
+    args[3] = <char *>cnp.PyArray_DATA(res)
+    if size == 0:
+        return res
+    if (mask is None and scalar_bounds and
             (cnp.PyArray_NDIM(a) <= 1 or _same_order(a, res))):
         # The common call, one run: the loop directly (the plan and the walk
         # cost a small call a third more).
-        args[0] = <char *>cnp.PyArray_DATA(a)
-        args[1] = lo_ptr
-        args[2] = hi_ptr
-        args[3] = <char *>cnp.PyArray_DATA(res)
         steps[0] = cnp.PyArray_STRIDE(a, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
         steps[1] = steps[2] = 0
         steps[3] = cnp.PyArray_STRIDE(res, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
         # a new result is written without streaming stores (stream.h says
         # why), unless it took a kept block (whose pages the loop probes)
-        fresh = (FC_FRESH_OUTPUT if out is None and size * descr.itemsize < FC_BLOCK_MIN_BYTES
+        fresh = (FC_FRESH_OUTPUT if fresh_result and size * descr.itemsize < FC_BLOCK_MIN_BYTES
                  else NULL)
         if size < GIL_RELEASE_THRESHOLD:
             LOOPS[row](args, &size, steps, fresh)
         else:
             with nogil:
                 LOOPS[row](args, &size, steps, fresh)   # the loop splits a large run itself
-    elif size:
-        # runs along the output's smallest stride, dimensions merged where
-        # they can be (csrc/walk.h)
-        strides[FC_A] = cnp.PyArray_STRIDES(a)
-        strides[FC_OUT] = cnp.PyArray_STRIDES(res)
-        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
-        if (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1
-                and not (ROW_ML[row] and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR)):
-            if mask is None and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR:
-                return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
-            return NotImplemented
-        if (mask is None and lo_kind == BOUND_SCALAR and hi_kind == BOUND_SCALAR
-                and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
-                and _prefers_numpy(&plan, row, descr.itemsize)):
-            return _through_iterator(a, descr, &lo_buf, &hi_buf, res)
-        args[0] = <char *>cnp.PyArray_DATA(a)
-        args[1] = lo_ptr
-        args[2] = hi_ptr
-        args[3] = <char *>cnp.PyArray_DATA(res)
-        if size < GIL_RELEASE_THRESHOLD:
-            fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, pm, 1)
-        else:
-            # several runs are shared among threads by the rule of one long
-            # run, which the loop splits itself
-            if plan.nd > 1:
-                threads = _kernels.threads_for_bytes(size * descr.itemsize)
-            with nogil:
-                fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, pm, threads)
-    if out is None and cnp.PyArray_NDIM(res) == 0:
-        return res[()]          # a ufunc returns a scalar for 0-d input
+        return res
+    # runs along the output's smallest stride, dimensions merged where they
+    # can be (csrc/walk.h)
+    strides[FC_A] = cnp.PyArray_STRIDES(a)
+    strides[FC_OUT] = cnp.PyArray_STRIDES(res)
+    fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+    if MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1 and not (ROW_ML[row] and scalar_bounds):
+        if mask is None and scalar_bounds:
+            return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, res)
+        return NotImplemented
+    if (mask is None and scalar_bounds and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
+            and _prefers_numpy(&plan, row, descr.itemsize)):
+        return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, res)
+    if mask is not None:
+        masked = MASKED_ROWS[row]
+        mask_data = <char *>cnp.PyArray_DATA(mask)
+    if size < GIL_RELEASE_THRESHOLD:
+        fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, mask_data, 1)
+    else:
+        # several runs are shared among threads by the rule of one long run,
+        # which the loop splits itself
+        if plan.nd > 1:
+            threads = _kernels.threads_for_bytes(size * descr.itemsize)
+        with nogil:
+            fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, mask_data,
+                    threads)
     return res

@@ -50,24 +50,9 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     if kind == KIND_INT:
         if ROW_INT_RANGE[row] is None:
             return NotImplemented
-        # the end of x's own range, also in a float loop (rounded: 2**63
-        # for int64): x never passes it, and a narrower float out converts
-        # it, where it refuses an infinity. A bound beyond it is the end
-        # itself: clip(x, b, b) is b everywhere, as np.maximum(x, b) is; a
-        # Python int there is NumPy's OverflowError. (NumPy scalars compared
-        # as Python numbers: np.float16(2) > 65535.0 casts 65535.0 into
-        # float16, and warns of an overflow.)
-        end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
-        if tb is not int:
-            if tb is float or ROW_KIND[src] != KIND_INT:
-                if _zero_or_nan(bound, True):
-                    return NotImplemented
-                end = float(end)
-                b = float(bound)
-            else:
-                b = int(bound)
-            if (b > end) if lower else (b < end):
-                end = bound
+        end = _integer_end(row, bound, tb, src, lower)
+        if end is NotImplemented:
+            return NotImplemented
     elif kind == KIND_FLOAT or kind == KIND_HALF:
         if _NANS_KEPT < 0:
             _probe_nans_kept()
@@ -99,6 +84,30 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     # float16, which goes to NumPy: the try would only add to a small call)
     return _one_sided_wider(a, row, bound, end, lower, src >= 0 or (kind == KIND_INT and tb is float),
                             out, casting)
+
+
+cdef object _integer_end(int row, object bound, type tb, int src, bint lower):
+    """The missing bound of an integer x's one-sided clip: the end of x's own
+    range, also in a float loop (rounded: 2**63 for int64): x never passes
+    it, and a narrower float out converts it, where it refuses an infinity.
+    A bound beyond it is the end itself: clip(x, b, b) is b everywhere, as
+    np.maximum(x, b) is; a Python int there is NumPy's OverflowError. (NumPy
+    scalars compared as Python numbers: np.float16(2) > 65535.0 casts 65535.0
+    into float16, and warns of an overflow.) NotImplemented for a float bound
+    that is a zero or a NaN (_zero_or_nan)."""
+    end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
+    if tb is int:
+        return end
+    if tb is float or ROW_KIND[src] != KIND_INT:
+        if _zero_or_nan(bound, True):
+            return NotImplemented
+        end = float(end)
+        b = float(bound)
+    else:
+        b = int(bound)
+    if (b > end) if lower else (b < end):
+        return bound
+    return end
 
 
 cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint lower,

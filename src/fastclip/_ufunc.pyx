@@ -140,12 +140,9 @@ from fastclip import _numpy_fallback
 cdef object _NOVALUE = np._NoValue
 
 
-cdef tuple _resolve_aliases(object a_min, object a_max, object min, object max):
-    """(a_min, a_max) from clip's four bound arguments, as
-    numpy/_core/fromnumeric.py::clip resolves them, word for word in its
-    messages (NumPy 2.1's min= and max= aliases)."""
-    if a_min is _NOVALUE and a_max is _NOVALUE:
-        return (None if min is _NOVALUE else min), (None if max is _NOVALUE else max)
+cdef int _bounds_named_wrongly(object a_min, object a_max) except -1:
+    """numpy/_core/fromnumeric.py::clip's errors, word for word, where a
+    bound is missing or named twice (NumPy 2.1's min= and max= aliases)."""
     if a_min is _NOVALUE:
         raise TypeError("clip() missing 1 required positional argument: 'a_min'")
     if a_max is _NOVALUE:
@@ -184,7 +181,7 @@ cdef inline bint _out_of_a_dtype(ndarray a, object out) noexcept:
     return odescr is descr or cnp.PyArray_EquivTypes(odescr, descr)
 
 
-cdef Route _route_of(object a, object out, dict kwargs):
+cdef inline Route _route_of(object a, object out, dict kwargs):
     """The route of clip(a, ..., out=out, **kwargs), from types alone."""
     cdef type ta = type(a)
     cdef Py_ssize_t nk = len(kwargs)
@@ -272,7 +269,12 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     """
     cdef Route route
     if a_min is _NOVALUE or a_max is _NOVALUE or min is not _NOVALUE or max is not _NOVALUE:
-        a_min, a_max = _resolve_aliases(a_min, a_max, min, max)
+        if a_min is _NOVALUE and a_max is _NOVALUE:
+            # NumPy 2.1's aliases (or no bounds at all)
+            a_min = None if min is _NOVALUE else min
+            a_max = None if max is _NOVALUE else max
+        else:
+            _bounds_named_wrongly(a_min, a_max)
     route = _route_of(a, out, kwargs)
     if route == ROUTE_KERNEL:
         result = _fast(<ndarray>a, a_min, a_max, out)
