@@ -50,8 +50,9 @@ def render(template, target, out):
         masked_conversion_macro=TABLE["masked_conversion_macro"],
         WIDENINGS=TABLE["WIDENINGS"], widening_macro=TABLE["widening_macro"],
         WIDENINGS_INTO=TABLE["WIDENINGS_INTO"])
-    header = f"# generated from {os.path.basename(template)} for target {target}, do not edit\n"
-    text = header + text
+    what = f"generated from {os.path.basename(template)}" + (f" for target {target}" if target
+                                                             else "") + ", do not edit"
+    text = (f"/* {what} */\n" if out.endswith(".h") else f"# {what}\n") + text
     if not os.path.exists(out) or open(out).read() != text:
         with open(out, "w") as f:
             f.write(text)
@@ -77,6 +78,11 @@ def extensions():
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
                        ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
     )
+    # the conversion loops' table, C rendered from the dtype table, which
+    # every kernel module includes (found beside its generated .c)
+    conversions = os.path.join(PKG, "_conversion_loops.h")
+    render(os.path.join("csrc", "conversion_loops.h.in"), None, conversions)
+    common["depends"].append(conversions)
     exts = []
     template = os.path.join(PKG, "_kernels.pyx.in")
     for target in TARGETS:
