@@ -83,6 +83,9 @@ def extensions():
     conversions = os.path.join(PKG, "_conversion_loops.h")
     render(os.path.join("csrc", "conversion_loops.h.in"), None, conversions)
     common["depends"].append(conversions)
+    # the typed loops, a block a row of the table, which every kernel module
+    # includes
+    render(os.path.join(PKG, "_kernel_loops.pxi.in"), None, os.path.join(PKG, "_kernel_loops.pxi"))
     exts = []
     template = os.path.join(PKG, "_kernels.pyx.in")
     for target in TARGETS:

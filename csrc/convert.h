@@ -113,7 +113,7 @@ static int fc_convert_streamed(const fc_convert_entry_t *e, const char *x, char 
  * straddle cache lines. A large array from malloc sits 16 bytes past a page
  * (glibc's header of an mmap'd chunk; np.empty(100_000) often does): one
  * 512-bit store in two lines each time, one 256-bit store in two every
- * other time (the clip loops do the same: src/fastclip/_kernels.pyx.in
+ * other time (the clip loops do the same: src/fastclip/_kernel_loops.pxi.in
  * scalar_run). Outputs narrower than the source store a vector
  * every several loads and are left as they are; so are short calls, for
  * which a second call costs more. */
@@ -318,7 +318,7 @@ static inline double fc_uint64_to_double(npy_uint64 u) { return (double)u; }
 static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
 #endif
 
-/* the scalar-bounds clip step of src/fastclip/_kernels.pyx.in (and NumPy's loop):
+/* the scalar-bounds clip step of src/fastclip/_kernel_loops.pxi.in (and NumPy's loop):
  * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
 

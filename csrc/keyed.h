@@ -4,7 +4,7 @@
  *
  * Each element is compared through its unsigned order key, x ^ (x < 0 ? all
  * ones : the sign bit), which sorts the bit patterns as -NaN < -inf < ... <
- * -0 < +0 < ... < +inf < +NaN; src/fastclip/_kernels.pyx.in's keys_<name> turns
+ * -0 < +0 < ... < +inf < +NaN; src/fastclip/_kernel_loops.pxi.in's keys_<name> turns
  * the bounds into two spans of keys, those below lo and those above hi, so
  * that each test is one subtraction and one unsigned compare, with a NaN x
  * outside both. The output is always the bits of x, lo or hi.

@@ -263,7 +263,7 @@ FC_ROWS_INLINE void fc_halving_rows_vector(int w, int kind, char *px, char *po, 
 #define FC_SPAN_MAX_STRIDE 8
 /* 1- and 2-byte items only: they gain the most from whole vectors, while
  * for 4- and 8-byte items fc_strided_pair_<name>'s element loop
- * (src/fastclip/_kernels.pyx.in) is quicker than the span's lanes. */
+ * (src/fastclip/_kernel_loops.pxi.in) is quicker than the span's lanes. */
 #define FC_SPAN_MAX_WIDTH 2
 #define FC_SPAN_BLOCK_BYTES 512     /* of span a block: the buffer, on the stack */
 

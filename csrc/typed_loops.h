@@ -1,4 +1,4 @@
-/* The typed C loops of src/fastclip/_kernels.pyx.in, a macro a kind of loop:
+/* The typed C loops of src/fastclip/_kernel_loops.pxi.in, a macro a kind of loop:
  * the template instantiates them once a row of the dtype table, with the
  * row's name (NAME), C type (T) and what its kind needs. Their vector steps
  * come from csrc/float_bounds.h, csrc/keyed.h and csrc/keyed_bounds.h,

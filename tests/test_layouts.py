@@ -226,7 +226,7 @@ def _at(offset, n, dtype):
 @pytest.mark.parametrize("dtype", DTYPES_, ids=str)
 def test_outputs_at_every_offset_from_a_cache_line(dtype):
     """Contiguous calls of 4 KiB and more start their vector stores on a
-    64-byte boundary, the elements before it done apart (_kernels.pyx.in
+    64-byte boundary, the elements before it done apart (_kernel_loops.pxi.in
     scalar_run, csrc/convert.h fc_convert_aligned): an out, or x in place,
     at each element-aligned offset from a line, lengths around the split,
     against the reference; nothing written outside out."""
