@@ -267,3 +267,54 @@ def test_idle_times_torch_in_turn_with_the_others(monkeypatch, gap_ms):
         # one uncounted round, then a call each a round, as many as counted
         assert ran.count("torch.clamp") == ran.count("np.clip") == 1 + 3 * (2 - 1)
         assert all(a != b for a, b in zip(ran, ran[1:]) if a != "fastclip")
+
+
+def test_clip_and_convert_is_set_against_a_copy_of_the_calls_bytes():
+    """The clip-and-convert rows' floor moves what the call moves (the source
+    read, the destination written), not a copy of the source alone."""
+    for pair, funcs in bench.convert_cases(n=1000, quick=True):
+        x, _, _, out = funcs["fastclip"].__defaults__
+        src, dst = funcs["np.copyto"].__defaults__
+        assert src.nbytes == dst.nbytes == (x.nbytes + out.nbytes) // 2, pair
+
+
+def test_a_ratios_spread_is_its_10th_to_90th_percentile_round_by_round():
+    from fastclip.bench.timing import ratio_spread
+    samples = {"a": [float(k) for k in range(1, 12)], "b": [1.0] * 11}
+    assert ratio_spread(samples, "a", "b") == [2.0, 6.0, 10.0]
+    assert ratio_spread(samples, "b", "a")[1] == 1 / 6
+
+
+@pytest.mark.parametrize("first, rounds", [
+    ([], 4),                    # settled at once
+    ([1.3], 8),                 # one noisy round: two more steps of two rounds
+    ([1.0, 1.5, 0.7, 1.3], 12),  # never settled: three times the repeats
+])
+def test_rounds_are_added_until_the_spread_is_settled(monkeypatch, first, rounds):
+    from fastclip.bench import timing
+    script = iter(first + [1.0] * 100)
+
+    def fake_rounds(funcs, numbers, samples, start, stop):
+        for _ in range(start, stop):
+            samples["a"].append(next(script))
+            samples["b"].append(1.0)
+    monkeypatch.setattr(timing, "_sample_rounds", fake_rounds)
+    monkeypatch.setattr(timing, "calibrate", lambda f, min_seconds: 1)
+    medians, spreads, done = timing.time_with_spread({"a": None, "b": None}, 4, 0.0,
+                                                     {"a/b": ("a", "b")})
+    assert done == rounds
+    assert medians == {"a": 1.0, "b": 1.0}
+    assert spreads["a/b"][1] == 1.0
+
+
+def test_the_threads_table_prints_each_ratios_spread():
+    t = {"fastclip 1 thread": 4e-3, "fastclip 2 threads": 2e-3, "np.clip": 8e-3,
+         "np.copyto": 4e-3, "torch.clamp": 2.2e-3}
+    row = {"dtype": "float32", "n": 2**24, "layout": "out", "threads": 2, "seconds": t,
+           "spread": {"all vs torch": [0.95, 1.1, 1.25], "all vs np": [3.5, 4.0, 4.5],
+                      "1t vs copyto": [0.9, 1.0, 1.1]}}
+    table = bench.report.threads_table({"threads": [row]})
+    assert table.rows[0][6:] == ["1.10x (0.95-1.25)", "4.00x (3.50-4.50)", "1.00 (0.90-1.10)"]
+    del row["spread"]       # a report saved before spreads were measured
+    assert bench.report.threads_table({"threads": [row]}).rows[0][6:] == ["1.10x", "4.00x",
+                                                                          "1.00"]

@@ -3,7 +3,7 @@ peers installed (torch.clamp, numba, numexpr).
 
     cases.py     the cases, from the dtype table: {contender: function}
     peers.py     the peers' adapters (skipped where not installed)
-    timing.py    interleaved medians
+    timing.py    interleaved medians, and the spread of a ratio round by round
     sections.py  each section's run, the raw seconds (the JSON)
     report.py    the tables, as text or markdown, and the plot
     cli.py       the command line: a process per SIMD target

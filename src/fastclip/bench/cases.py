@@ -328,12 +328,16 @@ def convert_cases(peers=None, n=CALL_N, quick=False):
         else:
             x = (rng.normal(size=n) * scale + (lo + hi) / 2).astype(src)
         out = np.empty(n, dst)
-        copy_dst, cast_dst = np.empty_like(x), np.empty_like(out)
+        cast_dst = np.empty_like(out)
+        # the memory's pace: a copy moving the call's bytes (x read, out
+        # written), not x's copy, which moves twice the wider side's
+        moved = x.nbytes + out.nbytes
+        copy_src, copy_dst = np.ones(moved // 2, np.uint8), np.empty(moved // 2, np.uint8)
         funcs = {"fastclip": lambda x=x, lo=lo, hi=hi, out=out: fastclip.clip(
                      x, lo, hi, out=out, casting="unsafe"),
                  "np.clip": lambda x=x, lo=lo, hi=hi, out=out: np.clip(
                      x, lo, hi, out=out, casting="unsafe"),
-                 "np.copyto": lambda x=x, c=copy_dst: np.copyto(c, x),
+                 "np.copyto": lambda s=copy_src, c=copy_dst: np.copyto(c, s),
                  # NumPy's conversion alone of the clipped values (no clip,
                  # no overflow): the bytes the call reads and writes (a
                  # widening writes more than it reads)

@@ -87,9 +87,9 @@ def convert_table(report):
     return Table("Clip and convert: out of another dtype, casting='unsafe', n = 1e5, one thread "
                  "each; bounds at the destination's range; torch: clamp(x, lo, hi).to(dtype)",
                  ["pair", "fastclip", "np.clip", "speedup", "vs copyto", "vs cast", *PEERS], rows,
-                 "vs copyto: fastclip's time over np.copyto's of the source array; vs cast: "
-                 "over NumPy's conversion alone (np.copyto into the destination's dtype, "
-                 "casting='unsafe'), which moves the call's bytes.")
+                 "vs copyto: fastclip's time over a copy of as many bytes as the call moves "
+                 "(the source read, the destination written); vs cast: over NumPy's "
+                 "conversion alone (np.copyto into the destination's dtype, casting='unsafe').")
 
 
 def sweep_table(report):
@@ -103,6 +103,13 @@ def sweep_table(report):
                  "(out - x) mod 4096 in bytes", ["dtype", *map(str, dists)], rows)
 
 
+def _spread(text, row, label):
+    """text, and where the run measured it the ratio's spread round by round
+    (its 10th to 90th percentile: bench/timing.py ratio_spread)."""
+    spread = row.get("spread", {}).get(label)
+    return text if spread is None else f"{text} ({spread[0]:.2f}-{spread[2]:.2f})"
+
+
 def threads_table(report):
     rows = []
     for r in report["threads"]:
@@ -110,14 +117,18 @@ def threads_table(report):
         one, allt = t["fastclip 1 thread"], t[f"fastclip {r['threads']} threads"]
         th = t.get("torch.clamp")
         rows.append([r["dtype"], r["layout"], _time(one), _time(allt), _time(t["np.clip"]),
-                     _time(th) if th else "-", _x(th / allt) if th else "-",
-                     _x(t["np.clip"] / allt), f"{one / t['np.copyto']:.2f}"])
+                     _time(th) if th else "-",
+                     _spread(_x(th / allt), r, "all vs torch") if th else "-",
+                     _spread(_x(t["np.clip"] / allt), r, "all vs np"),
+                     _spread(f"{one / t['np.copyto']:.2f}", r, "1t vs copyto")])
     return Table(f"Threads, n = 2^24 (all = {report['threads'][0]['threads']}; torch.clamp with "
                  "its default threads)",
                  ["dtype", "layout", "1 thread", "all", "np.clip", "torch", "all vs torch",
                   "all vs np", "1t vs copyto"], rows,
                  "all vs torch: torch.clamp's time over fastclip's on all threads; 1t vs copyto: "
-                 "fastclip on one thread over np.copyto.")
+                 "fastclip on one thread over np.copyto. In brackets: the ratio's 10th to 90th "
+                 "percentile round by round, rounds added until that range is at most 10% of the "
+                 "median (up to three times the repeats).")
 
 
 def idle_table(report):
@@ -127,12 +138,14 @@ def idle_table(report):
         allt, one = t[f"fastclip {r['threads']} threads"], t["fastclip 1 thread"]
         th = t.get("torch.clamp")
         rows.append([f"2^{r['n'].bit_length() - 1}", f"{r['gap_ms']} ms", _time(allt), _time(one),
-                     f"{allt / one:.2f}", _time(t["np.clip"]), _time(th) if th else "-",
-                     _x(th / allt) if th else "-"])
+                     _spread(f"{allt / one:.2f}", r, "all/1"), _time(t["np.clip"]),
+                     _time(th) if th else "-",
+                     _spread(_x(th / allt), r, "torch/all") if th else "-"])
     return Table(f"Idle gaps: float32 out=, calls with a pause of the gap before each; medians. "
                  f"all = fastclip on {report['idle'][0]['threads']} threads",
                  ["n", "gap", "all", "1 thread", "all/1", "np.clip", "torch", "torch/all"], rows,
-                 "all/1: fastclip on all threads over one thread (<= 1: the split never costs).")
+                 "all/1: fastclip on all threads over one thread (<= 1: the split never costs); "
+                 "in brackets, call by call, its 10th to 90th percentile.")
 
 
 def programs_table(report):
@@ -142,10 +155,11 @@ def programs_table(report):
     for r in section["rows"]:
         t = r["seconds"]
         row = [r["program"], r["library"], _time(t["as it is"]), _time(t["patched"]),
-               _x(t["as it is"] / t["patched"])]
+               _spread(_x(t["as it is"] / t["patched"]), r, "as it is / patched")]
         if all_threads:
             wide = t.get("patched, all threads")
-            row += ["-", "-"] if wide is None else [_time(wide), _x(t["as it is"] / wide)]
+            row += ["-", "-"] if wide is None else [
+                _time(wide), _spread(_x(t["as it is"] / wide), r, "as it is / all threads")]
         clip = r.get("clip_seconds")
         rows.append(row + [f"{100 * r['clip_share']:.0f}%",
                            _x(clip["as it is"] / clip["patched"]) if clip else "-"])
@@ -156,6 +170,8 @@ def programs_table(report):
         legend += (f", and with all {section.get('threads', 'its')} threads (the default: calls "
                    "moving at least 1 MiB are split)")
         header += ["patched, all threads", "as it is / all threads"]
+    legend += ("; in brackets, the ratio's 10th to 90th percentile run by run, runs added "
+               "until that range is at most 10% of the median (up to three times the repeats)")
     legend += ("; in np.clip: the share of its time inside np.clip, as it is; its np.clip "
                "calls: the time the program's np.clip calls take inside it as it is over "
                "patched (one thread; each call timed, medians of the runs' sums).")
@@ -214,8 +230,8 @@ def summary_table(report):
                  ["call", "speedup over np.clip", "time / np.copyto", "vs torch.clamp",
                   "vs numba loop"], rows,
                  "speedup: np.clip's time over fastclip's; time / np.copyto: fastclip's over a "
-                 "plain copy of the same data; vs a peer: its time over fastclip's. Ranges over "
-                 "the dtypes and cases of each kind, the worst named.")
+                 "plain copy of as many bytes as the call moves; vs a peer: its time over "
+                 "fastclip's. Ranges over the dtypes and cases of each kind, the worst named.")
 
 
 def tables(report, full=False):

@@ -19,7 +19,8 @@ from fastclip._config import config
 from fastclip._dtypes import DTYPES, numpy_dtype
 from fastclip.bench.cases import (CALL_N, SWEEP_DISTANCES, SWEEP_DTYPES, call_cases,
                                   convert_cases, label, make_case, row_named, sweep_case)
-from fastclip.bench.timing import _before_batch, time_interleaved, with_threads
+from fastclip.bench.timing import (_before_batch, ratio_spread, time_interleaved, time_with_spread,
+                                   with_threads)
 
 
 def _say(progress, text):
@@ -101,14 +102,18 @@ def threads(peers, repeats, progress=None):
             for layout in ("out", "inplace"):
                 _say(progress, f"[threads] {name} {layout}")
                 case = make_case(row, SCALE_N, layout, rng, peers)
-                funcs = {"fastclip 1 thread": with_threads(1, case["fastclip"]),
-                         f"fastclip {all_threads} threads": with_threads(all_threads, case["fastclip"]),
+                one, every = "fastclip 1 thread", f"fastclip {all_threads} threads"
+                funcs = {one: with_threads(1, case["fastclip"]),
+                         every: with_threads(all_threads, case["fastclip"]),
                          "np.clip": case["np.clip"], "np.copyto": case["np.copyto"]}
+                ratios = {"all vs np": ("np.clip", every), "1t vs copyto": (one, "np.copyto")}
                 if "torch.clamp" in case:
                     funcs["torch.clamp"] = case["torch.clamp"]
+                    ratios["all vs torch"] = ("torch.clamp", every)
+                seconds, spread, done = time_with_spread(funcs, repeats, 0.02, ratios)
                 rows.append({"dtype": numpy_dtype(row).name, "n": SCALE_N, "layout": layout,
-                             "threads": all_threads,
-                             "seconds": time_interleaved(funcs, repeats, 0.02)})
+                             "threads": all_threads, "seconds": seconds, "spread": spread,
+                             "repeats": done})
     finally:
         fastclip.set_num_threads(before)
     return rows
@@ -190,8 +195,13 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
                     for r in range(repeats):
                         for k in (names if r % 2 == 0 else names[::-1]):
                             samples[k] += run_series(funcs[k], gap)
+                every = f"fastclip {all_threads} threads"
+                spread = {"all/1": ratio_spread(samples, every, "fastclip 1 thread")}
+                if "torch.clamp" in samples:
+                    spread["torch/all"] = ratio_spread(samples, "torch.clamp", every)
                 rows.append({"n": n, "gap_ms": gap, "threads": all_threads,
-                             "seconds": {k: statistics.median(v) for k, v in samples.items()}})
+                             "seconds": {k: statistics.median(v) for k, v in samples.items()},
+                             "spread": spread})
     finally:
         fastclip.set_num_threads(before)
     return rows
@@ -285,11 +295,14 @@ def programs(repeats, progress=None):
                 with fastclip.patched():
                     run()
             contenders = {"as it is": run, "patched": patched}
+            ratios = {"as it is / patched": ("as it is", "patched")}
             if threads > 1:
                 contenders["patched, all threads"] = lambda: patched(n=threads)
-            seconds = time_interleaved(contenders, PROGRAM_REPEATS * repeats, 0.05)
+                ratios["as it is / all threads"] = ("as it is", "patched, all threads")
+            seconds, spread, done = time_with_spread(contenders, PROGRAM_REPEATS * repeats, 0.05,
+                                                     ratios)
             rows.append({"program": name, "library": library, "what": what, "seconds": seconds,
-                         **_clip_seconds(run, repeats)})
+                         "spread": spread, "repeats": done, **_clip_seconds(run, repeats)})
     finally:
         fastclip.set_num_threads(threads)
     return {"rows": rows, "skipped": missing, "threads": threads}

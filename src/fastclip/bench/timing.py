@@ -32,12 +32,11 @@ def calibrate(f, min_seconds):
         number *= 2 if elapsed == 0 else max(2, int(min_seconds / elapsed * 1.2))
 
 
-def time_interleaved(funcs, repeats, min_seconds):
-    """{name: median seconds a call} of funcs ({name: zero-argument function})."""
-    numbers = {k: calibrate(f, min_seconds) for k, f in funcs.items()}
-    samples = {k: [] for k in funcs}
+def _sample_rounds(funcs, numbers, samples, first, last):
+    """Rounds first..last-1 of the rotating turns, each contender's time a
+    call appended to samples[name]."""
     names = list(funcs)
-    for r in range(repeats):
+    for r in range(first, last):
         for k in names[r % len(names):] + names[:r % len(names)]:
             f, n = funcs[k], numbers[k]
             _before_batch(f)()
@@ -45,7 +44,55 @@ def time_interleaved(funcs, repeats, min_seconds):
             for _ in range(n):
                 f()
             samples[k].append((time.perf_counter() - t0) / n)
+
+
+def time_interleaved(funcs, repeats, min_seconds):
+    """{name: median seconds a call} of funcs ({name: zero-argument function})."""
+    numbers = {k: calibrate(f, min_seconds) for k, f in funcs.items()}
+    samples = {k: [] for k in funcs}
+    _sample_rounds(funcs, numbers, samples, 0, repeats)
     return {k: statistics.median(v) for k, v in samples.items()}
+
+
+#: a ratio's spread is known when its 10th-90th percentile range is within
+#: this share of its median, or the repeats reach SPREAD_MAX_FACTOR times
+#: the run's
+SPREAD_SETTLED = 0.10
+SPREAD_MAX_FACTOR = 3
+
+
+def ratio_spread(samples, numerator, denominator):
+    """[10th percentile, median, 90th percentile] of the ratio numerator /
+    denominator round by round (the two timed in one round, minutes apart at
+    most from each other's samples: the host's drift falls on both)."""
+    ratios = [a / b for a, b in zip(samples[numerator], samples[denominator])]
+    if len(ratios) < 2:
+        return [ratios[0]] * 3
+    deciles = statistics.quantiles(ratios, n=10, method="inclusive")
+    return [deciles[0], statistics.median(ratios), deciles[-1]]
+
+
+def _settled(spread):
+    low, mid, high = spread
+    return high - low <= SPREAD_SETTLED * mid
+
+
+def time_with_spread(funcs, repeats, min_seconds, ratios):
+    """time_interleaved's medians, and for each of ratios ({label: (numerator,
+    denominator)}, names of funcs) its ratio_spread; rounds are added, up to
+    SPREAD_MAX_FACTOR times repeats, until every spread is settled: for the
+    figures that move with the host (threads, programs)."""
+    numbers = {k: calibrate(f, min_seconds) for k, f in funcs.items()}
+    samples = {k: [] for k in funcs}
+    done = 0
+    while True:
+        step = repeats if done == 0 else max(1, repeats // 2)
+        _sample_rounds(funcs, numbers, samples, done, done + step)
+        done += step
+        spreads = {label: ratio_spread(samples, a, b) for label, (a, b) in ratios.items()}
+        if done >= SPREAD_MAX_FACTOR * repeats or all(map(_settled, spreads.values())):
+            break
+    return {k: statistics.median(v) for k, v in samples.items()}, spreads, done
 
 
 def with_threads(n, f):
