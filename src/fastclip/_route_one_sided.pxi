@@ -1,6 +1,27 @@
 # Route: one bound None (np.clip's np.maximum or np.minimum): x's own loop
 # where NumPy's rules on ties and NaNs allow it (probed at import), the
-# ties-to-bound loop for a zero or NaN bound, else NumPy.
+# ties-to-bound loop for a zero or NaN bound, else NumPy. NumPy runs a
+# one-sided clip as np.maximum or np.minimum, several times slower than a
+# kernel (float16 far more: its loop converts each element). When the kernel
+# gives np.maximum's bits:
+#
+# - An integer x with an integer bound: always (no NaN, no signed zero,
+#   whatever the loop). With a float bound, an integer x widens to no -0.0,
+#   so only a -0.0 bound (or a NaN) is left to NumPy (_zero_or_nan).
+# - A float x: where NumPy's np.maximum/np.minimum return a NaN x's own bits
+#   (_probe_nans_kept: on x86, not on aarch64), and the bound is no NaN and
+#   no zero in the loop's type. A tie with a non-zero bound has one bit
+#   pattern; on a -0.0/+0.0 tie np.maximum returned the bound on x86 (NumPy
+#   2.4, AVX-512, every length tried) where the clip keeps x, and aarch64's
+#   fmax orders the zeros. A Python float bound goes into x's own type, where
+#   a tiny one becomes zero (1e-50 into float32: a -0.0 came back where NumPy
+#   gave +0.0, until test_one_sided_bounds_are_numpys had tiny bounds): below
+#   float16's smallest step, 2**-24, it is treated as a zero. A zero or NaN
+#   bound in x's own loop (float32 and float64) takes _ties_to_bound's loop,
+#   which has np.maximum's rule on a tie; else NumPy.
+# - float16 x in its own loop: any bound, where NumPy's float16 loop keeps x
+#   on a tie as the kernel does (_HALF_TIES_KEPT).
+#
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
 cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object out,
@@ -11,28 +32,7 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     np.maximum's bits: the fast path, and for a scalar bound the fused
     conversion into an out of another dtype and the wider loops (an integer
     x with a float bound: a float64 result). Else NotImplemented (NumPy's
-    ufunc).
-
-    - An integer x with an integer bound: always (no NaN, no signed zero,
-      whatever the loop). With a float bound, an integer x widens to no
-      -0.0, so only a -0.0 bound (or a NaN) is left to NumPy (_zero_or_nan).
-    - A float x: where NumPy's np.maximum/np.minimum return a NaN x's own
-      bits (_probe_nans_kept: on x86, not on aarch64), and the bound is no
-      NaN and no zero in the loop's type. A tie with a non-zero bound has
-      one bit pattern; on a -0.0/+0.0 tie np.maximum returned the bound on
-      x86 (NumPy 2.4, AVX-512, every length tried) where the clip keeps x,
-      and aarch64's fmax orders the zeros. A Python float bound goes into x's
-      own type, where a tiny one becomes zero (1e-50 into float32: a -0.0
-      came back where NumPy gave +0.0, until test_one_sided_bounds_are_numpys
-      had tiny bounds): below float16's smallest step, 2**-24, it is
-      treated as a zero. A zero or NaN bound in x's own loop (float32 and
-      float64) takes _ties_to_bound's loop, which has np.maximum's rule on
-      a tie; else NumPy.
-    - float16 x in its own loop: any bound, where NumPy's float16 loop keeps
-      x on a tie as the kernel does (_HALF_TIES_KEPT).
-
-    NumPy runs a one-sided clip as np.maximum or np.minimum, several times
-    slower than a kernel (float16 far more: its loop converts each element)."""
+    ufunc): the rules are in this file's header."""
     cdef int kind = ROW_KIND[row], src = -1
     cdef bint lower = a_max is None
     cdef type tb
