@@ -319,22 +319,31 @@ cdef struct FastBounds:
     npy_intp hi_strides[cnp.NPY_MAXDIMS]
 
 
+cdef inline bint _out_of_a_dtype(ndarray a, object out) noexcept:
+    """out is None, or an exact ndarray of a's dtype (or an equivalent one):
+    an out the kernel can write (clip's _route_of, _kernel_row)."""
+    cdef cnp.dtype descr
+    cdef cnp.dtype odescr
+    if out is None:
+        return True
+    if type(out) is not ndarray:
+        return False
+    descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    odescr = <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out)
+    return odescr is descr or cnp.PyArray_EquivTypes(odescr, descr)
+
+
 cdef inline int _kernel_row(ndarray a, cnp.dtype descr, object out) noexcept:
     """a's row when the kernel can take a (a kernel dtype, native, aligned)
-    and out (None, or an ndarray of a's dtype); else -1. An out of another
-    dtype is decided before the bounds are converted, which _convert does
-    again."""
+    and out (_out_of_a_dtype); else -1. An out of another dtype is decided
+    before the bounds are converted, which _convert does again."""
     cdef int row
     if descr.type_num < 0 or descr.type_num >= 512:
         return -1
     row = ROW_BY_TYPENUM[descr.type_num]
     if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
         return -1
-    if out is not None and (type(out) is not ndarray or (
-            <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out) is not descr
-            and not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(<ndarray>out), descr))):
-        return -1
-    return row
+    return row if _out_of_a_dtype(a, out) else -1
 
 
 cdef inline bint _take_bounds(FastBounds *b, int row, cnp.dtype descr, ndarray a, object a_min,

@@ -168,19 +168,6 @@ cdef enum Route:
     ROUTE_OTHER         # anything else: _route_other.pxi
 
 
-cdef inline bint _out_of_a_dtype(ndarray a, object out) noexcept:
-    """out is None, or an exact ndarray of a's dtype (or an equivalent one)."""
-    cdef cnp.dtype descr
-    cdef cnp.dtype odescr
-    if out is None:
-        return True
-    if type(out) is not ndarray:
-        return False
-    descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    odescr = <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out)
-    return odescr is descr or cnp.PyArray_EquivTypes(odescr, descr)
-
-
 cdef inline Route _route_of(object a, object out, dict kwargs):
     """The route of clip(a, ..., out=out, **kwargs), from types alone."""
     cdef type ta = type(a)
