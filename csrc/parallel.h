@@ -47,8 +47,8 @@
  * on one thread. A build without OpenMP runs every call on one thread, and
  * Windows (no pthreads under MSVC) keeps an OpenMP region.
  *
- * When to split: the caller decides (src/fastclip/_kernel_threads.pxi): enough bytes,
- * more than one thread allowed, the interpreter's main thread.
+ * When to split: the caller decides (threads_for, src/fastclip/_kernel_loops.pxi.in):
+ * enough bytes, more than one thread allowed, the interpreter's main thread.
  */
 #ifndef FASTCLIP_PARALLEL_H
 #define FASTCLIP_PARALLEL_H

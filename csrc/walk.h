@@ -140,7 +140,7 @@ static void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
 /* Whether NumPy's iterator should take this walk instead: several runs, each
  * contiguous and under 256 bytes. Its buffering gathers such runs into long
  * ones faster than this walk's loops a run (except where csrc/strided_rows.h
- * takes those runs as vectors: _fast.pxi's _prefers_numpy). Strided short
+ * takes those runs as vectors: _ufunc.pyx's _prefers_numpy). Strided short
  * runs stay here: the rows gathered several to a buffer (short_rows_<name>
  * of the kernels) beat the iterator's. Inputs spread far apart (an out= whose
  * order is transposed from the input's) stay here too, walked in tiles

@@ -1,4 +1,6 @@
-# The dtype table as C arrays by row, and bounds as C values of a row.
+# The dtype table as C arrays by row; bounds as C values of a row; both
+# bounds of a call as the kernel route takes them (_take_bounds: scalars,
+# arrays broadcasting to x, refused where the kernel's bits may not be NumPy's).
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
 # Row index by NumPy type number (builtin types and the ml_dtypes formats),
@@ -251,3 +253,201 @@ cdef void _store_uint(int row, unsigned long long v, void *buf) noexcept:
         memcpy(buf, &u32, 4)
     else:
         memcpy(buf, &v, 8)
+
+
+# how the walk takes a bound (_bound_operand)
+cdef enum BoundKind:
+    BOUND_REFUSED       # not at all: the call goes another way
+    BOUND_SCALAR        # a C value, written into the bound's buffer
+    BOUND_ARRAY         # an array of a's dtype broadcasting to a's shape
+    BOUND_REPEATING     # BOUND_ARRAY, repeating along the inner axis: see _fast
+
+
+cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf,
+                        char **ptr, npy_intp *strides) except -1:
+    """A bound as the walk takes it: BOUND_SCALAR, written into buf;
+    BOUND_ARRAY, an array of a's dtype that broadcasts to a's shape (ptr and
+    strides set, 0 along the axes it repeats); BOUND_REPEATING, such an array
+    of a float row, without a zero or a NaN, that repeats along the inner axis
+    and moves along another; BOUND_REFUSED for anything else."""
+    cdef ndarray bb
+    cdef cnp.dtype bd
+    cdef int k, nd = cnp.PyArray_NDIM(a), nd_b, ax
+    cdef bint moves, repeats
+    cdef int inner
+    if type(b) is not ndarray:      # an array is never a scalar bound (_bound_to_c)
+        if _bound_to_c(row, b, buf):
+            ptr[0] = <char *>buf
+            return BOUND_SCALAR
+        return BOUND_REFUSED
+    bb = <ndarray>b
+    bd = <cnp.dtype>cnp.PyArray_DESCR(bb)
+    # the same type, not only an equivalent one: with an int64 'q' bound on an
+    # int64 'l' array NumPy's loop search can pick the 'q' loop, and np.clip
+    # then returns np.longlong where a's own type would be np.int64
+    # (Hypothesis found it)
+    if (bd.type_num != descr.type_num or not cnp.PyArray_ISNBO(bd.byteorder)
+            or not cnp.PyArray_ISALIGNED(bb)):
+        return BOUND_REFUSED
+    nd_b = cnp.PyArray_NDIM(bb)
+    if nd_b > nd:
+        return BOUND_REFUSED
+    for k in range(nd):
+        strides[k] = 0
+    for k in range(nd_b):
+        ax = nd - nd_b + k
+        if cnp.PyArray_DIM(bb, k) == cnp.PyArray_DIM(a, ax):
+            strides[ax] = cnp.PyArray_STRIDE(bb, k)
+        elif cnp.PyArray_DIM(bb, k) != 1:
+            return BOUND_REFUSED        # NumPy's broadcasting error, its way
+    # A bound that repeats along an axis that can be the inner loop's: whether
+    # NumPy then runs its scalar-bound or its per-element loop depends on how
+    # its iterator buffers (np.clip of -0.0 in (3, 100000) against (3, 1)
+    # bounds keeps -0.0, in (1000, 100) against (1000, 1) gives +0.0), so such
+    # calls go through the iterator itself. A bound moving along a's innermost
+    # axis (a (cols,) bound over C order), or along every axis, is per element
+    # in NumPy whatever it buffers; one moving along none (size 1) is scalar.
+    # (Array bounds are taken only with a and out in one memory order, so a's
+    # innermost axis is the inner loop's, here and in NumPy.) Integers have no
+    # -0.0 or NaN: both of NumPy's loops give the same values, and the walk
+    # takes such bounds itself (faster than the iterator).
+    moves = repeats = False
+    inner = -1
+    for k in range(nd):
+        if cnp.PyArray_DIM(a, k) > 1:
+            if strides[k] == 0:
+                repeats = True
+            else:
+                moves = True
+            if inner < 0 or abs(cnp.PyArray_STRIDE(a, k)) <= abs(cnp.PyArray_STRIDE(a, inner)):
+                inner = k
+    ptr[0] = <char *>cnp.PyArray_DATA(bb)
+    if moves and repeats and strides[inner] == 0 and ROW_KIND[row] != KIND_INT:
+        return BOUND_REPEATING if _no_zero_or_nan(row, bb) else BOUND_REFUSED
+    return BOUND_ARRAY
+
+
+cdef inline bint _is_nan_at(int row, const void *p, bint or_zero) noexcept:
+    """Whether the element at p (of row row, a float row) is a NaN, or with
+    or_zero a zero of either sign."""
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef double v
+    cdef unsigned int magnitude
+    if ROW_KIND[row] == KIND_FLOAT:
+        v = (<const float *>p)[0] if size == 4 else (<const double *>p)[0]
+        return v != v or (or_zero and v == 0)
+    # the 16- and 8-bit floats, by their bits
+    magnitude = ((<const unsigned short *>p)[0] & 0x7fff if size == 2
+                 else (<const unsigned char *>p)[0] & 0x7f)
+    return magnitude > ROW_LARGEST_BITS[row] or (or_zero and magnitude == 0)
+
+
+cdef bint _nan_or_zero_among(int row, const void *x, const void *lo, const void *hi) noexcept:
+    """Whether element x, lo or hi (of a float row) is a NaN or a zero of
+    either sign: where NumPy's scalar-bound and per-element loops can differ
+    (a NaN; a tie of zeros, which needs two of them: x = -5 in (-0.0, +0.0)
+    is -0.0 after the lower bound, then +0.0 per element and -0.0 with
+    scalar bounds)."""
+    return _is_nan_at(row, x, True) or _is_nan_at(row, lo, True) or _is_nan_at(row, hi, True)
+
+
+cdef bint _no_zero_or_nan(int row, ndarray b) noexcept:
+    """Whether a contiguous bound of a float row holds neither a NaN nor a
+    zero of either sign. Then NumPy's two loops agree on every element
+    (a tie with a non-zero bound has one bit pattern; a NaN x comes back
+    itself from both), so a bound that repeats along the inner axis is the
+    walk's whatever NumPy's iterator would buffer: float32/float64 (1000, 100),
+    (3, 5000), (2, 8192), (1, 20000), ... against (rows, 1) bounds with
+    infinities, lo > hi, x of NaNs with payloads and signed zeros, on NumPy
+    2.1.3 and 2.4.6: np.clip equal bit for bit to its per-element loop and to
+    its scalar-bound loop row by row. The 16- and 8-bit floats are read by
+    their bits (tests/test_calls.py,
+    test_repeating_bounds_without_zero_or_nan_small_floats)."""
+    cdef npy_intp k, n = cnp.PyArray_SIZE(b)
+    cdef char *p = <char *>cnp.PyArray_DATA(b)
+    cdef int size = ROW_ITEMSIZE[row]
+    cdef float *f
+    cdef double *d
+    if not cnp.PyArray_IS_C_CONTIGUOUS(b):
+        return False
+    if ROW_KIND[row] == KIND_FLOAT:
+        if size == 4:
+            f = <float *>p
+            for k in range(n):
+                if f[k] != f[k] or f[k] == 0:
+                    return False
+        else:
+            d = <double *>p
+            for k in range(n):
+                if d[k] != d[k] or d[k] == 0:
+                    return False
+        return True
+    for k in range(n):
+        if _is_nan_at(row, p + k * size, True):
+            return False
+    return True
+
+
+cdef struct FastBounds:
+    # both bounds as the walk takes them (_take_bounds)
+    int lo_kind                 # a BoundKind
+    int hi_kind
+    unsigned long long lo_buf   # a scalar bound's C value
+    unsigned long long hi_buf
+    char *lo_ptr                # its buffer, or an array bound's data
+    char *hi_ptr
+    npy_intp lo_strides[cnp.NPY_MAXDIMS]    # an array bound's, along a's axes
+    npy_intp hi_strides[cnp.NPY_MAXDIMS]
+
+
+cdef inline bint _take_bounds(FastBounds *b, int row, cnp.dtype descr, ndarray a, object a_min,
+                       object a_max) except -1:
+    """Both bounds into b, as scalars or arrays the walk takes, where the
+    kernel's result is NumPy's bit for bit; False where it may not be."""
+    b.lo_buf = b.hi_buf = 0
+    b.lo_kind = _bound_operand(row, descr, a_min, a, &b.lo_buf, &b.lo_ptr, b.lo_strides)
+    b.hi_kind = _bound_operand(row, descr, a_max, a, &b.hi_buf, &b.hi_ptr, b.hi_strides)
+    if b.lo_kind == BOUND_REFUSED or b.hi_kind == BOUND_REFUSED:
+        return False
+    if ((b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY) and ROW_KIND[row] != KIND_INT
+            and cnp.PyArray_SIZE(a) == 1 and cnp.PyArray_NDIM(a) > 0
+            and _nan_or_zero_among(row, cnp.PyArray_DATA(a), b.lo_ptr, b.hi_ptr)):
+        # One element, all axes of size 1: NumPy's iterator passes an array
+        # bound of a's own rank with its stride (the per-element loop: x's
+        # NaN, and on a -0.0/+0.0 tie the bound) and a broadcast one with
+        # stride 0 (the scalar-bound loop: the bound's NaN, x on a tie), as
+        # its coalescing of those axes goes. Without a NaN or a zero among x,
+        # lo and hi the two agree; with one, NumPy's iterator, with the same
+        # loops, decides (np.clip([-5.0], [-0.0], [0.0]) is +0.0:
+        # test_one_element_array_bounds).
+        return False
+    # An array bound of one element (gymnasium's Box(shape=(1,)) bounds) is
+    # a scalar bound to NumPy's iterator (stride 0) wherever a has more than
+    # one element, and where a has one the two loops agree (settled just
+    # above): taken as a scalar bound, its C value read now, as NumPy copies
+    # a bound that overlaps out before its loop; the scalar loop is the
+    # quicker for a small call.
+    if b.lo_kind == BOUND_ARRAY and cnp.PyArray_SIZE(<ndarray>a_min) == 1:
+        memcpy(&b.lo_buf, b.lo_ptr, descr.itemsize)
+        b.lo_ptr = <char *>&b.lo_buf
+        b.lo_kind = BOUND_SCALAR
+    if b.hi_kind == BOUND_ARRAY and cnp.PyArray_SIZE(<ndarray>a_max) == 1:
+        memcpy(&b.hi_buf, b.hi_ptr, descr.itemsize)
+        b.hi_ptr = <char *>&b.hi_buf
+        b.hi_kind = BOUND_SCALAR
+    if b.lo_kind == BOUND_REPEATING or b.hi_kind == BOUND_REPEATING:
+        # A bound repeating along the inner axis is clean itself (zero and
+        # NaN free), but NumPy's two loops still differ where the other bound
+        # is a scalar (stride 0 there too) holding a NaN or a zero: x's NaN
+        # per element, the bound's NaN from the scalar-bound loop. Which one
+        # NumPy's iterator runs is its own affair: np.clip of a NaN in F-order
+        # (6, 6) against a (6,) lower bound and a (1,) NaN upper bound keeps
+        # x's NaN (found by the fuzzer, float8_e5m2 (6, 6, 6)).
+        if ((b.lo_kind == BOUND_SCALAR and _is_nan_at(row, b.lo_ptr, True)) or
+                (b.hi_kind == BOUND_SCALAR and _is_nan_at(row, b.hi_ptr, True))):
+            return False
+        if b.lo_kind == BOUND_REPEATING:
+            b.lo_kind = BOUND_ARRAY
+        if b.hi_kind == BOUND_REPEATING:
+            b.hi_kind = BOUND_ARRAY
+    return True

@@ -1,4 +1,5 @@
-# The kernel build for this CPU, its loop tables, and the process's thread pool.
+# The kernel build for this CPU, its loop tables, the process's thread pool,
+# and its kept result blocks (csrc/result_blocks.h).
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
 #: SIMD targets, lowest first; the index is the CPU level of cpu_features.h.
@@ -96,3 +97,47 @@ def thread_pool():
     # and the pool's state a kernel module may read (csrc/parallel.h fc_pool_hint_t)
     PyCapsule_SetContext(capsule, fc_pool_hint_address())
     return capsule
+
+
+#: the bytes of freed results kept for reuse when FASTCLIP_REUSE_MIB is unset
+#: (csrc/result_blocks.h): a 4K float64 image's result (66 MB) and then some,
+#: twice what glibc keeps of its heap's free top (64 MiB at most)
+REUSE_DEFAULT_MIB = 128
+
+
+def _reuse_bytes_from_env():
+    env = os.environ.get("FASTCLIP_REUSE_MIB", "").strip()
+    if not env:
+        return REUSE_DEFAULT_MIB << 20
+    try:
+        mib = int(env)
+    except ValueError:
+        mib = -1
+    if mib < 0:
+        raise ValueError(f"FASTCLIP_REUSE_MIB={env!r}: expected a whole number of MiB, "
+                         f"0 or more (0: no reuse)")
+    return mib << 20
+
+
+fc_blocks_init(_reuse_bytes_from_env())
+REUSE_MIN_BYTES = FC_BLOCK_MIN_BYTES
+
+
+def set_reuse_bytes(npy_intp nbytes):
+    """Keep up to nbytes of freed results for reuse (0: none); every block
+    kept now is given back first."""
+    if nbytes < 0:
+        raise ValueError(f"set_reuse_bytes: expected 0 or more, got {nbytes}")
+    fc_blocks_set_cap(<size_t>nbytes)
+
+
+def reuse_cap_bytes():
+    """The bytes of freed results kept at most (0: reuse is off)."""
+    return fc_blocks_cap_bytes()
+
+
+def reused_blocks():
+    """(blocks kept, their bytes, results that took a kept block so far)."""
+    cdef npy_intp count, nbytes, hits
+    fc_blocks_stats(&count, &nbytes, &hits)
+    return count, nbytes, hits

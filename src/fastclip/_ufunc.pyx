@@ -11,16 +11,18 @@ scalar to the scalar path, an out of another dtype to a fused loop; other
 ndarray calls follow np.clip's rules, with the ufunc or NumPy's own; objects
 that are not ndarrays go NumPy's way (fastclip._numpy_fallback).
 
-One module in parts, each a job (included below, in this order):
-_targets.pxi (the kernel build, its tables, the thread pool), _make_ufunc.pxi
-(the ufunc), _bounds.pxi (the table by row, bounds as C values), _fast.pxi
-(the fast path and its walk), _scalar.pxi (scalars and sequences), and a
-file a route for the rest: _route_convert.pxi (outs of another dtype),
+One module in parts, each a job (included below, in this order; the C it
+calls is declared in _ufunc.pxd): _targets.pxi (the kernel build, its
+tables, the thread pool, kept result blocks), _make_ufunc.pxi (the ufunc),
+_bounds.pxi (the table by row, bounds as C values, a call's bounds as the
+kernel takes them), _scalar.pxi (scalars and sequences), and a file a route
+for the rest: _route_convert.pxi (outs of another dtype),
 _route_own_dtype.pxi (bfloat16/float8 keeping their dtype, and the rules
 the routes share), _route_widen.pxi (results wider than x),
 _route_one_sided.pxi (one bound None), _route_subclass.pxi (ndarray
 subclasses), _route_ndarray.pxi (NumPy's argument rules for the rest),
-_route_other.pxi (objects that are not ndarrays).
+_route_other.pxi (objects that are not ndarrays); last, the kernel route
+itself (_fast), and _test_hooks.pxi (_for_tests).
 """
 
 import importlib
@@ -46,83 +48,10 @@ from fastclip._dtypes import (DTYPES, FLOAT8, KINDS, LARGEST_BITS, WIDENINGS, WI
 cnp.import_array()
 cnp.import_umath()
 
-cdef extern from "fpstatus.h":
-    int fc_has_signaling_nan(const void *data, npy_intp n, int itemsize) noexcept nogil
-    void fc_clear_fpstatus() noexcept nogil
-
-cdef extern from "<fenv.h>":
-    int fetestexcept(int excepts) noexcept nogil
-    int FE_INVALID
-
-cdef extern from "cpu_features.h":
-    int fc_cpu_level() noexcept nogil
-
-cdef extern from "float16.h":
-    unsigned short fc_double_to_half(double d, int *overflow) noexcept nogil
-    unsigned short fc_double_to_bfloat16(double d, int *overflow) noexcept nogil
-    unsigned char fc_double_to_float8(double d, int M, int B, int has_inf,
-                                      int *overflow) noexcept nogil
-
-cdef extern from *:
-    """
-    /* this module owns the process's thread pool (csrc/parallel.h) */
-    #define FC_POOL_OWNER 1
-    """
-
-cdef extern from "parallel.h":
-    void *fc_parallel_range_address() noexcept nogil
-    void *fc_pool_hint_address() noexcept nogil
-    int FC_POOL
-    void fc_pool_set_test_split(int on) noexcept nogil
-    int fc_pool_helpers() noexcept nogil
-    npy_intp fc_pool_helper_chunks() noexcept nogil
-    unsigned long fc_pool_wakeups() noexcept nogil
-    long FC_WAKE_AHEAD_NS
-    long FC_WAKE_WORTH_NS
-
-cdef extern from "walk.h":
-    ctypedef struct fc_plan_t:
-        int nd
-        npy_intp dims[32]
-    enum:
-        FC_A, FC_OUT, FC_MASK, FC_LO, FC_HI, FC_OPERANDS
-    void fc_plan(fc_plan_t *p, int nd, const npy_intp *shape,
-                 const npy_intp **strides) noexcept nogil
-    bint fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize) noexcept nogil
-    void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows, fc_masked_t masked,
-                 int itemsize, char **args, const char *mask, int nthreads) noexcept nogil
-
-cdef extern from "stream.h":
-    void *FC_FRESH_OUTPUT
-
-cdef extern from "result_blocks.h":
-    npy_intp FC_BLOCK_MIN_BYTES
-    int fc_blocks_init(size_t cap) except -1
-    void fc_blocks_set_cap(size_t cap) noexcept
-    size_t fc_blocks_cap_bytes() noexcept
-    void fc_blocks_stats(npy_intp *count, npy_intp *nbytes, npy_intp *hits) noexcept
-    void *fc_blocks_begin(npy_intp nbytes) noexcept
-    void fc_blocks_end(void *previous) noexcept
-
-cdef extern from "ufunc_helpers.h":
-    void fc_copy_type_resolver(object dst, object src)
-
-cdef extern from "numpy/arrayobject.h":
-    object PyArray_NewLikeArray(ndarray prototype, cnp.NPY_ORDER order,
-                                void *descr, int subok)
-    # steals a reference to descr
-    object PyArray_NewFromDescr(void *subtype, cnp.dtype descr, int nd,
-                                npy_intp *dims, npy_intp *strides, void *data,
-                                int flags, void *obj)
-    void *PyArray_Type
-    object PyArray_Scalar(void *data, cnp.dtype descr, object base)
-
-
 # pandas' .pxi style: one extension module, a file a job
 include "_targets.pxi"
 include "_make_ufunc.pxi"
 include "_bounds.pxi"
-include "_fast.pxi"
 include "_scalar.pxi"
 include "_route_convert.pxi"
 include "_route_own_dtype.pxi"
@@ -288,45 +217,314 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     return _other_call(a, a_min, a_max, out, kwargs)
 
 
-def _for_tests(what, *args, **kwargs):
-    """The one way tests reach inside, by name:
+# The kernel route (ROUTE_KERNEL, ROUTE_WHERE, and the routes that end in
+# it): an ndarray of a kernel dtype straight to its loop, over any layout
+# (csrc/walk.h), with scalar, array or where= operands; its bounds are
+# _bounds.pxi's _take_bounds.
 
-    - "convert" (a, a_min, a_max, out, casting="same_kind", where=None):
-      whether the fused clip-and-convert route did the call (out written);
-    - "widened" (a, a_min, a_max, out, casting="same_kind"): whether a wider
-      loop's route wrote out itself;
-    - "fast" (a, a_min, a_max, out=None), "scalar" (a, a_min, a_max): that
-      route alone, its result or NotImplemented where the call goes another
-      way;
-    - "pool" (split_every_call=None): the thread pool's (helpers started,
-      chunks they have done, wake-ups); split_every_call=True makes every
-      split call wait for its helpers and cut chunks of any size (tests of
-      chunk edges), False restores the normal rules.
-    """
-    if what == "convert":
-        return _test_convert(*args, **kwargs)
-    if what == "widened":
-        return _test_widened(*args, **kwargs)
-    if what == "fast":
-        return _test_fast(*args, **kwargs)
-    if what == "scalar":
-        return _test_scalar(*args, **kwargs)
-    if what == "pool":
-        return _test_pool(*args, **kwargs)
-    raise ValueError(f"no test hook {what!r}")
+cdef inline bint _out_of_a_dtype(ndarray a, object out) noexcept:
+    """out is None, or an exact ndarray of a's dtype (or an equivalent one):
+    an out the kernel can write (clip's _route_of, _kernel_row)."""
+    cdef cnp.dtype descr
+    cdef cnp.dtype odescr
+    if out is None:
+        return True
+    if type(out) is not ndarray:
+        return False
+    descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    odescr = <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out)
+    return odescr is descr or cnp.PyArray_EquivTypes(odescr, descr)
 
 
-def _test_convert(a, a_min, a_max, out, casting="same_kind", where=None):
-    return _convert(a, a_min, a_max, out, casting, where) is out
+cdef inline int _kernel_row(ndarray a, cnp.dtype descr, object out) noexcept:
+    """a's row when the kernel can take a (a kernel dtype, native, aligned)
+    and out (_out_of_a_dtype); else -1. An out of another dtype is decided
+    before the bounds are converted, which _convert does again."""
+    cdef int row
+    if descr.type_num < 0 or descr.type_num >= 512:
+        return -1
+    row = ROW_BY_TYPENUM[descr.type_num]
+    if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
+        return -1
+    return row if _out_of_a_dtype(a, out) else -1
 
 
-def _test_widened(a, a_min, a_max, out, casting="same_kind"):
-    return _widened(a, a_min, a_max, None, out, casting) is out
+# how _fast makes a new result (_new_result_way)
+cdef enum NewResult:
+    NEW_DECLINED        # not at all: NumPy's way
+    NEW_BY_ITERATOR     # the same loop, walked by NumPy's iterator
+    NEW_BY_KERNEL       # a new array, written by the kernel
 
 
-def _test_fast(a, a_min, a_max, out=None):
-    return _fast(a, a_min, a_max, out)
+cdef NewResult _new_result_way(const FastBounds *b, int row, ndarray a, object a_min,
+                               object a_max, object where,
+                               const npy_intp **strides) noexcept:
+    """How a call without out makes its result. NumPy's result takes the
+    memory order of all its inputs (K order): with an array bound the kernel
+    takes the call when they agree (and see _same_order); a's own strides
+    otherwise tell the plan's shape, decided before allocating
+    (csrc/walk.h)."""
+    cdef fc_plan_t plan
+    if b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY:
+        if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
+            return NEW_DECLINED
+    elif not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
+        strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
+        fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+        if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
+                _prefers_numpy(&plan, row, cnp.PyArray_ITEMSIZE(a)) or
+                (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
+            return NEW_BY_ITERATOR
+    return NEW_BY_KERNEL
 
 
-def _test_scalar(a, a_min, a_max):
-    return _scalar(a, a_min, a_max)
+cdef bint _out_takes(const FastBounds *b, ndarray a, object a_min, object a_max,
+                     ndarray res) noexcept:
+    """Whether the kernel can write res, an out of a's dtype: writeable,
+    aligned, a's shape, and sharing memory with a only in place (each element
+    is read before it is written; any other overlap needs NumPy's buffering),
+    with array bounds likewise and in a's memory order."""
+    if (not cnp.PyArray_ISWRITEABLE(res) or not cnp.PyArray_ISALIGNED(res)
+            or not cnp.PyArray_SAMESHAPE(a, res) or _partly_overlap(a, res)):
+        return False
+    if b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY:
+        if not _same_order(a, res):
+            return False
+        if ((b.lo_kind == BOUND_ARRAY and _overlaps_unevenly(<ndarray>a_min, b.lo_strides, res))
+                or (b.hi_kind == BOUND_ARRAY
+                    and _overlaps_unevenly(<ndarray>a_max, b.hi_strides, res))):
+            return False
+    return True
+
+
+cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
+    """Clip through the kernel directly, or return NotImplemented to say the
+    call needs NumPy's way. where: None, or a where= mask (a result array
+    given as out)."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef int row = _kernel_row(a, descr, out)
+    cdef FastBounds b
+    cdef const npy_intp *strides[FC_OPERANDS]
+    cdef NewResult way
+    cdef ndarray res
+    cdef ndarray mask = None
+    if row < 0 or not _take_bounds(&b, row, descr, a, a_min, a_max):
+        return NotImplemented
+    strides[FC_LO] = b.lo_strides if b.lo_kind == BOUND_ARRAY else NULL
+    strides[FC_HI] = b.hi_strides if b.hi_kind == BOUND_ARRAY else NULL
+    strides[FC_MASK] = NULL
+    if out is None:
+        way = _new_result_way(&b, row, a, a_min, a_max, where, strides)
+        if way == NEW_DECLINED:
+            return NotImplemented
+        if way == NEW_BY_ITERATOR:
+            return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, None)
+        res = _new_result(a, descr)
+    else:
+        res = <ndarray>out
+        if not _out_takes(&b, a, a_min, a_max, res):
+            return NotImplemented
+    if where is not None:
+        mask = _mask_for(where, a, res)
+        if mask is None:
+            return NotImplemented
+        strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
+    result = _run(&b, row, descr, a, res, mask, out is None, strides)
+    if result is res and out is None and cnp.PyArray_NDIM(res) == 0:
+        return res[()]          # a ufunc returns a scalar for 0-d input
+    return result
+
+
+cdef inline object _run(FastBounds *b, int row, cnp.dtype descr, ndarray a, ndarray res,
+                 ndarray mask, bint fresh_result, const npy_intp **strides):
+    """The kernel over a into res: res, or where the walk leaves the call to
+    NumPy's iterator, its result (or NotImplemented)."""
+    cdef npy_intp size = cnp.PyArray_SIZE(a)
+    cdef npy_intp steps[4]
+    cdef char *args[4]
+    cdef void *fresh
+    cdef fc_plan_t plan
+    cdef int threads = 1
+    cdef char *mask_data = NULL
+    cdef fc_masked_t masked = NULL
+    cdef bint scalar_bounds = b.lo_kind == BOUND_SCALAR and b.hi_kind == BOUND_SCALAR
+    args[0] = <char *>cnp.PyArray_DATA(a)
+    args[1] = b.lo_ptr
+    args[2] = b.hi_ptr
+    args[3] = <char *>cnp.PyArray_DATA(res)
+    if size == 0:
+        return res
+    if (mask is None and scalar_bounds and
+            (cnp.PyArray_NDIM(a) <= 1 or _same_order(a, res))):
+        # The common call, one run: the loop directly (the plan and the walk
+        # cost a small call a third more).
+        steps[0] = cnp.PyArray_STRIDE(a, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        steps[1] = steps[2] = 0
+        steps[3] = cnp.PyArray_STRIDE(res, 0) if cnp.PyArray_NDIM(a) == 1 else descr.itemsize
+        # a new result is written without streaming stores (stream.h says
+        # why), unless it took a kept block (whose pages the loop probes)
+        fresh = (FC_FRESH_OUTPUT if fresh_result and size * descr.itemsize < FC_BLOCK_MIN_BYTES
+                 else NULL)
+        if size < GIL_RELEASE_THRESHOLD:
+            LOOPS[row](args, &size, steps, fresh)
+        else:
+            with nogil:
+                LOOPS[row](args, &size, steps, fresh)   # the loop splits a large run itself
+        return res
+    # runs along the output's smallest stride, dimensions merged where they
+    # can be (csrc/walk.h)
+    strides[FC_A] = cnp.PyArray_STRIDES(a)
+    strides[FC_OUT] = cnp.PyArray_STRIDES(res)
+    fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
+    if MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1 and not (ROW_ML[row] and scalar_bounds):
+        if mask is None and scalar_bounds:
+            return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, res)
+        return NotImplemented
+    if (mask is None and scalar_bounds and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row])
+            and _prefers_numpy(&plan, row, descr.itemsize)):
+        return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, res)
+    if mask is not None:
+        masked = MASKED_ROWS[row]
+        mask_data = <char *>cnp.PyArray_DATA(mask)
+    if size < GIL_RELEASE_THRESHOLD:
+        fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, mask_data, 1)
+    else:
+        # several runs are shared among threads by the rule of one long run,
+        # which the loop splits itself
+        if plan.nd > 1:
+            threads = _kernels.threads_for_bytes(size * descr.itemsize)
+        with nogil:
+            fc_walk(&plan, LOOPS[row], ROWS[row], masked, descr.itemsize, args, mask_data,
+                    threads)
+    return res
+
+
+cdef object _new_result(ndarray a, cnp.dtype descr):
+    """A new array for a's result, of type descr, laid out as np.clip lays
+    out its own (C order for a C-contiguous a, else a's memory order, NumPy's
+    K); from a block a freed result left when it is 16 MiB or more
+    (csrc/result_blocks.h)."""
+    cdef void *previous = fc_blocks_begin(cnp.PyArray_SIZE(a) * descr.itemsize)
+    try:
+        Py_INCREF(descr)        # both steal a reference
+        if cnp.PyArray_IS_C_CONTIGUOUS(a):
+            # without NewLikeArray's stride sorting
+            return PyArray_NewFromDescr(&PyArray_Type, descr, cnp.PyArray_NDIM(a),
+                                        cnp.PyArray_DIMS(a), NULL, NULL, 0, NULL)
+        return PyArray_NewLikeArray(a, cnp.NPY_KEEPORDER, <void *>descr, 0)
+    finally:
+        fc_blocks_end(previous)
+
+
+cdef void _extent(ndarray a, char **first, char **last) noexcept:
+    """The lowest byte a's elements occupy, and one past the highest."""
+    cdef int k
+    cdef npy_intp span
+    first[0] = <char *>cnp.PyArray_DATA(a)
+    last[0] = first[0] + cnp.PyArray_ITEMSIZE(a)
+    for k in range(cnp.PyArray_NDIM(a)):
+        span = (cnp.PyArray_DIM(a, k) - 1) * cnp.PyArray_STRIDE(a, k)
+        if span < 0:
+            first[0] += span
+        else:
+            last[0] += span
+
+
+cdef bint _overlaps_unevenly(ndarray x, const npy_intp *x_strides, ndarray out) noexcept:
+    """True when operand x shares memory with out other than element for
+    element (in place: the same data and, along each axis of out longer than
+    1, the same stride; x_strides: x's along out's axes, 0 where it
+    broadcasts). Conservative: compares extents."""
+    cdef char *x_first
+    cdef char *x_last
+    cdef char *o_first
+    cdef char *o_last
+    cdef int k
+    if cnp.PyArray_SIZE(x) == 0:
+        return False
+    if cnp.PyArray_DATA(x) == cnp.PyArray_DATA(out):
+        for k in range(cnp.PyArray_NDIM(out)):
+            if cnp.PyArray_DIM(out, k) > 1 and x_strides[k] != cnp.PyArray_STRIDE(out, k):
+                return True
+        return False
+    _extent(x, &x_first, &x_last)
+    _extent(out, &o_first, &o_last)
+    return x_first < o_last and o_first < x_last
+
+
+cdef inline bint _partly_overlap(ndarray a, ndarray out) noexcept:
+    """_overlaps_unevenly for a and an out of its shape."""
+    return _overlaps_unevenly(a, cnp.PyArray_STRIDES(a), out)
+
+
+cdef object _mask_for(object where, ndarray a, ndarray res):
+    """where= as a bool array of a's shape, or None (the call
+    then goes NumPy's way). A mask that broadcasts is viewed at a's shape
+    (stride 0 where it repeats); one that shares memory with out is left to
+    NumPy's buffering."""
+    cdef ndarray m
+    cdef char *m_first
+    cdef char *m_last
+    cdef char *o_first
+    cdef char *o_last
+    if type(where) is not ndarray:
+        return None
+    m = <ndarray>where
+    if (<cnp.dtype>cnp.PyArray_DESCR(m)).type_num != cnp.NPY_BOOL:
+        return None
+    if not cnp.PyArray_SAMESHAPE(m, a):
+        try:
+            m = np.broadcast_to(m, (<object>a).shape)
+        except ValueError:
+            return None     # NumPy raises its own error
+    if cnp.PyArray_SIZE(a):
+        _extent(m, &m_first, &m_last)
+        _extent(res, &o_first, &o_last)
+        if m_first < o_last and o_first < m_last:
+            return None
+    return m
+
+
+cdef bint _same_order(ndarray a, ndarray res) noexcept:
+    """a and res contiguous in one memory order: then the walk's inner axis is
+    the one NumPy's iterator picks, which decides, for bounds that repeat
+    along it, between NumPy's scalar-bound and per-element loops (and so the
+    bits of -0.0 ties and NaN payloads)."""
+    return (cnp.PyArray_NDIM(a) <= 1 or
+            (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(res)) or
+            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(res)))
+
+
+cdef bint _all_in_order(ndarray a, object lo, object hi, bint c_order) noexcept:
+    """a, and lo and hi where they are arrays, all contiguous in C (or F) order."""
+    cdef object v
+    for v in (a, lo, hi):
+        if type(v) is ndarray and not (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>v) if c_order
+                                        else cnp.PyArray_IS_F_CONTIGUOUS(<ndarray>v)):
+            return False
+    return True
+
+
+cdef inline bint _prefers_numpy(fc_plan_t *plan, int row, int itemsize) noexcept:
+    """csrc/walk.h's rule (short contiguous runs to NumPy's iterator), but
+    for the int and IEEE float rows when the kernels have csrc/strided_rows.h,
+    whose rows take those runs faster (at least STRIDED_ROWS_MIN_BYTES long)."""
+    if (STRIDED_ROWS and ROW_KIND[row] in (KIND_INT, KIND_FLOAT)
+            and plan.dims[plan.nd - 1] * itemsize >= STRIDED_ROWS_MIN_BYTES):
+        return False
+    return fc_plan_prefers_numpy(plan, itemsize)
+
+
+cdef object _through_iterator(ndarray a, cnp.dtype descr, void *lo, void *hi, object out):
+    """The same loop, walked by NumPy's iterator (whose buffering suits short
+    runs close together, csrc/walk.h): the bounds, already converted exactly,
+    as scalars of a's dtype, so the ufunc picks the same loop np.clip's
+    argument handling would (no second pass through the argument rules)."""
+    lo_s = PyArray_Scalar(lo, descr, None)
+    hi_s = PyArray_Scalar(hi, descr, None)
+    if out is None:
+        return clip_ufunc(a, lo_s, hi_s)
+    return clip_ufunc(a, lo_s, hi_s, out=out)
+
+
+include "_test_hooks.pxi"
