@@ -146,6 +146,24 @@ static inline int fc_have_openmp(void)
 #endif
 }
 
+/* The pool's mechanisms, each of which can be switched off, a bit each
+ * (fc_pool_set_modes; fastclip._ufunc.pool_modes): for the benchmark's pool
+ * section, which times each against the pool without it, and for the tests. */
+enum {
+    /* tests: every split call waits for its helpers, chunks of any size */
+    FC_MODE_SPLIT_EVERY_CALL = 1,
+    /* spin (FC_SPIN_NS): a loop's next call finds its helpers awake */
+    FC_MODE_NO_SPIN = 2,
+    /* late join (FC_WAKE_EARLY_BYTES): a call outlasting a wake-up gets helpers at once */
+    FC_MODE_NO_LATE_JOIN = 4,
+    /* wake-up rule (fc_burst_wants_helpers): woken only where that repays the wake-up */
+    FC_MODE_NO_WAKE_RULE = 8,
+    /* steering (fc_pool_wake): a woken helper does not queue behind the caller */
+    FC_MODE_NO_STEER = 16,
+    /* page probing (fc_output_fresh): a fresh output's page faults count as work */
+    FC_MODE_NO_PROBE = 32
+};
+
 /* The bytes a call moves, for when to wake helpers: its input, plus twice
  * its output where the output is fresh memory (new, or pages never touched:
  * the kernel zeroes each before the loop writes it; see the top). */
@@ -157,9 +175,11 @@ static inline npy_intp fc_work_bytes(npy_intp in_bytes, npy_intp out_bytes, int 
 /* Whether an output of out_bytes at out is fresh memory, for fc_work_bytes:
  * pages are probed (csrc/stream.h) only from FC_PROBE_FRESH_BYTES, below
  * which no count wakes a helper at the start anyway. */
+static inline int fc_pool_modes(void);
 static inline int fc_output_fresh(const char *out, npy_intp out_bytes)
 {
-    return out_bytes >= FC_PROBE_FRESH_BYTES && !fc_pages_resident(out, out_bytes);
+    return out_bytes >= FC_PROBE_FRESH_BYTES && !(fc_pool_modes() & FC_MODE_NO_PROBE)
+           && !fc_pages_resident(out, out_bytes);
 }
 
 /* How long a helper spins for the next job before it sleeps: long enough
@@ -205,6 +225,7 @@ static inline long fc_now_ns(void)
  * reads and writes the times below. */
 typedef struct {
     int idle;               /* helpers started, every one asleep, no test forcing splits */
+    int modes;              /* the FC_MODE_ bits set (fc_pool_set_modes) */
     long last_end_ns;       /* when the last split call ended */
     long burst_start_ns;    /* when the first call after the last pause started */
     long last_burst_ns;     /* how long the burst before that one ran */
@@ -239,7 +260,9 @@ static inline int fc_pool_run_alone(fc_pool_hint_t *hint, fc_range_fn fn, void *
         fc_store_long(&hint->last_burst_ns, last_end - burst_start);
         fc_store_long(&hint->burst_start_ns, now);
     }
-    if (work_bytes >= FC_WAKE_EARLY_BYTES || !fc_load_int(&hint->idle)
+    int modes = fc_load_int(&hint->modes);
+    if ((work_bytes >= FC_WAKE_EARLY_BYTES && !(modes & FC_MODE_NO_LATE_JOIN))
+            || !fc_load_int(&hint->idle) || (modes & FC_MODE_NO_WAKE_RULE)
             || fc_burst_wants_helpers(hint, now)) {
         return 0;
     }
@@ -327,7 +350,8 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         nthreads = FC_MAX_THREADS;
     }
 #if FC_POOL
-    if (fc_pool.test_split) {
+    int modes = fc_pool_modes();
+    if (modes & FC_MODE_SPLIT_EVERY_CALL) {
         grain = 1;
     }
 #endif
@@ -354,8 +378,9 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
         fn(ctx, 0, total);
         return;
     }
-    int wake_now = work_bytes >= FC_WAKE_EARLY_BYTES;
-    if (fc_pool.sleeping == fc_pool.helpers && !fc_pool.test_split && !wake_now) {
+    int split_every_call = modes & FC_MODE_SPLIT_EVERY_CALL;
+    int wake_now = work_bytes >= FC_WAKE_EARLY_BYTES && !(modes & FC_MODE_NO_LATE_JOIN);
+    if (fc_pool.sleeping == fc_pool.helpers && !split_every_call && !wake_now) {
         /* Every helper is asleep: one woken now would join late, if at all,
          * and waking it cost the caller more than it helped. So: this call
          * alone, then wake them for the next. */
@@ -374,7 +399,7 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     if (wake_now && fc_pool.sleeping) {
         fc_pool_wake();
     }
-    if (fc_pool.test_split) {
+    if (split_every_call) {
         /* every part gets its own thread before the caller starts */
         fc_pool_wake();
         while (job.joined < nthreads - 1 && job.joined < fc_pool.helpers) {
@@ -391,19 +416,21 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
 }
 
 #if FC_POOL
-static void fc_pool_set_test_split(int on)
+static void fc_pool_set_modes(int modes)
 {
     fc_pool_lock();
-    fc_pool.test_split = on;
+    __atomic_store_n(&fc_pool_hint.modes, modes, __ATOMIC_RELAXED);
     fc_pool_hint_idle();
     pthread_mutex_unlock(&fc_pool.lock);
 }
+static inline int fc_pool_modes(void) { return fc_load_int(&fc_pool_hint.modes); }
 static void *fc_pool_hint_address(void) { return &fc_pool_hint; }
 static int fc_pool_helpers(void) { return fc_pool.helpers; }
 static npy_intp fc_pool_helper_chunks(void) { return __atomic_load_n(&fc_pool.helper_chunks, __ATOMIC_RELAXED); }
 static unsigned long fc_pool_wakeups(void) { return fc_load_ulong(&fc_pool.pokes); }
 #else
-static void fc_pool_set_test_split(int on) { (void)on; }
+static void fc_pool_set_modes(int modes) { (void)modes; }
+static inline int fc_pool_modes(void) { return 0; }
 static void *fc_pool_hint_address(void) { return NULL; }
 static int fc_pool_helpers(void) { return 0; }
 static npy_intp fc_pool_helper_chunks(void) { return 0; }
@@ -436,6 +463,12 @@ static void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_int
     }
 #endif
     owner(fn, ctx, total, grain, nthreads, work_bytes);
+}
+
+static inline int fc_pool_modes(void)
+{
+    fc_pool_hint_t *hint = fc_load_hint(&fc_pool_hint_owner);
+    return hint == NULL ? 0 : fc_load_int(&hint->modes);
 }
 
 static void fc_set_parallel_range(void *owner, void *hint)

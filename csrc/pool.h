@@ -35,7 +35,6 @@ static struct {
     int sleeping;           /* waiting on `wake` */
     int busy;               /* a caller is between publishing and retiring a job */
     int atfork_set;
-    int test_split;         /* tests: every split call waits for its helpers, grain 1 */
     npy_intp helper_chunks; /* chunks helpers have done (atomic; for the tests) */
 #if FC_STEER
     pthread_t tids[FC_MAX_THREADS];   /* the helpers, to steer (fc_pool_wake) */
@@ -43,14 +42,15 @@ static struct {
     int cpus_known;                   /* cpus was read */
 #endif
 } fc_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-             NULL, 0, 0, 0, 0, 0, 0, 0, 0};
+             NULL, 0, 0, 0, 0, 0, 0, 0};
 
-static fc_pool_hint_t fc_pool_hint = {0, 0, 0, 0};
+static fc_pool_hint_t fc_pool_hint = {0, 0, 0, 0, 0};
 
 /* Under the lock (or in a forked child, alone): fc_pool_hint.idle again */
 static void fc_pool_hint_idle(void)
 {
-    int idle = fc_pool.helpers > 0 && fc_pool.sleeping == fc_pool.helpers && !fc_pool.test_split;
+    int idle = fc_pool.helpers > 0 && fc_pool.sleeping == fc_pool.helpers
+               && !(fc_pool_hint.modes & FC_MODE_SPLIT_EVERY_CALL);
     __atomic_store_n(&fc_pool_hint.idle, idle, __ATOMIC_RELAXED);
 }
 
@@ -106,7 +106,7 @@ static void *fc_helper(void *arg)
     for (;;) {
         /* awake: spin for the next job, then sleep */
         pthread_mutex_unlock(&fc_pool.lock);
-        long until = fc_now_ns() + FC_SPIN_NS;
+        long until = fc_now_ns() + (fc_load_int(&fc_pool_hint.modes) & FC_MODE_NO_SPIN ? 0 : FC_SPIN_NS);
         for (int i = 0; __atomic_load_n(&fc_pool.gen, __ATOMIC_ACQUIRE) == seen; i++) {
             fc_cpu_relax();
             if ((i & 255) == 255 && fc_now_ns() > until) {
@@ -132,7 +132,8 @@ static void *fc_helper(void *arg)
                 pthread_setaffinity_np(pthread_self(), sizeof fc_pool.cpus, &fc_pool.cpus);
             }
 #endif
-            if (!fc_pool.test_split && !(fc_pool.job != NULL && fc_pool.job->late_join)) {
+            if (!(fc_pool_hint.modes & FC_MODE_SPLIT_EVERY_CALL)
+                    && !(fc_pool.job != NULL && fc_pool.job->late_join)) {
                 seen = fc_pool.gen;
             }
             continue;
@@ -214,7 +215,8 @@ static void fc_pool_wake(void)
 {
 #if FC_STEER
     int cpu = sched_getcpu();
-    if (sched_getaffinity(0, sizeof fc_pool.cpus, &fc_pool.cpus) == 0) {
+    if (!(fc_pool_hint.modes & FC_MODE_NO_STEER)
+            && sched_getaffinity(0, sizeof fc_pool.cpus, &fc_pool.cpus) == 0) {
         fc_pool.cpus_known = 1;
         if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &fc_pool.cpus)
                 && CPU_COUNT(&fc_pool.cpus) > 1) {
@@ -244,7 +246,8 @@ static void fc_pool_wake(void)
 static void fc_pool_retire(void)
 {
     fc_pool.busy = 0;
-    if (fc_pool.sleeping && fc_burst_wants_helpers(&fc_pool_hint, fc_now_ns())) {
+    if (fc_pool.sleeping && ((fc_pool_hint.modes & FC_MODE_NO_WAKE_RULE)
+                             || fc_burst_wants_helpers(&fc_pool_hint, fc_now_ns()))) {
         fc_pool_wake();
     }
     fc_store_long(&fc_pool_hint.last_end_ns, fc_now_ns());

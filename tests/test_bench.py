@@ -319,3 +319,40 @@ def test_the_threads_table_prints_each_ratios_spread():
     del row["spread"]       # a report saved before spreads were measured
     cells = ["1.10x", "4.00x", "1.00"]  # noqa: prose
     assert bench.report.threads_table({"threads": [row]}).rows[0][6:] == cells
+
+
+@pytest.mark.skipif(not fastclip._ufunc.HAVE_THREAD_POOL
+                    or fastclip._threads._available_cpus() < 2,
+                    reason="no helper threads of fastclip's own, or one CPU")
+@pytest.mark.thread_unsafe(reason="switches the pool's mechanisms")
+def test_the_pool_section_times_each_mechanism_on_and_off_and_restores_it(monkeypatch):
+    """Each case runs with its mechanism on and off in turn (the switch seen
+    from inside the case), and every mechanism is on again after the run."""
+    from fastclip import _ufunc
+    from fastclip.bench import pool as pool_section
+    seen = []
+
+    def fake_cases(rng):
+        def case(name):
+            def run():
+                modes = _ufunc.pool_modes()
+                on = (_ufunc.reuse_cap_bytes() > 0) if name == "reuse" else modes[name]
+                seen.append((name, on))
+                return 2e-3 if on else 3e-3
+            return run
+        return [(name, f"a case of {name}", case(name))
+                for name in ("spin", "late_join", "wake_rule", "steer", "probe", "reuse")]
+    monkeypatch.setattr(pool_section, "_cases", fake_cases)
+    cap = _ufunc.reuse_cap_bytes()
+    rows = pool_section.pool(repeats=3)
+    assert [r["mechanism"] for r in rows] == ["spin", "late_join", "wake_rule", "steer", "probe",
+                                              "reuse"]
+    for r in rows:
+        assert r["seconds"] == {"on": 2e-3, "off": 3e-3}
+        assert r["spread"]["off/on"] == pytest.approx([1.5, 1.5, 1.5])
+        # the warm-up call and 3 rounds of on and off
+        assert sorted(on for name, on in seen if name == r["mechanism"]) == [False] * 3 + [True] * 4
+    assert all(on for name, on in _ufunc.pool_modes().items() if name != "split_every_call")
+    assert _ufunc.reuse_cap_bytes() == cap
+    table = bench.report.pool_table({"pool": rows})
+    assert table.rows[0] == ["spin", "a case of spin", "2 ms", "3 ms", "1.50 (1.50-1.50)"]  # noqa: prose

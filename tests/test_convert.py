@@ -549,7 +549,7 @@ def test_overflow_in_a_helper_thread_is_seen():
     n = 1_000_001
     x = overflowing_at(n, [n - 3])
     _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident, _ufunc.thread_pool())
-    _ufunc._for_tests("pool", split_every_call=True)
+    _ufunc.pool_modes(split_every_call=True)
     try:
         before = _ufunc._for_tests("pool")[1]
         o = np.empty(n, np.float32)
@@ -561,7 +561,7 @@ def test_overflow_in_a_helper_thread_is_seen():
             got, exp = both(x, 0.5, None, np.dtype(np.float32))
         assert_same_outcome(got, exp, messages=True, with_out=True)
     finally:
-        _ufunc._for_tests("pool", split_every_call=False)
+        _ufunc.pool_modes(split_every_call=False)
         _threads._apply()
 
 
@@ -690,7 +690,7 @@ def test_large_calls_split_across_threads_give_the_same_bits():
     x = (np.random.default_rng(16).normal(size=3_000_001) * 200).astype(np.float32)
     expected = np.clip(x, -128, 127, out=np.empty(x.shape, np.int8), casting="unsafe")
     _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident, _ufunc.thread_pool())
-    _ufunc._for_tests("pool", split_every_call=True)
+    _ufunc.pool_modes(split_every_call=True)
     try:
         before = _ufunc._for_tests("pool")[1]
         o = np.empty(x.shape, np.int8)
@@ -698,7 +698,7 @@ def test_large_calls_split_across_threads_give_the_same_bits():
         assert_same(o, expected)
         assert _ufunc._for_tests("pool")[1] > before
     finally:
-        _ufunc._for_tests("pool", split_every_call=False)
+        _ufunc.pool_modes(split_every_call=False)
         _threads._apply()
 
 

@@ -121,9 +121,9 @@ def _split_every_call(split):
     if split:
         _ufunc._kernels.configure_threads(2, 0, threading.main_thread().ident,
                                           _ufunc.thread_pool())
-        _ufunc._for_tests("pool", split_every_call=True)
+        _ufunc.pool_modes(split_every_call=True)
     else:
-        _ufunc._for_tests("pool", split_every_call=False)
+        _ufunc.pool_modes(split_every_call=False)
         _threads._apply()
 
 

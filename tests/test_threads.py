@@ -25,9 +25,9 @@ def split_everything():
     """Two threads, and every call split however small, the helper joining
     each call and chunks cut at any element (chunk edges)."""
     KERNELS.configure_threads(2, 0, MAIN, _ufunc.thread_pool())
-    _ufunc._for_tests("pool", split_every_call=True)
+    _ufunc.pool_modes(split_every_call=True)
     yield
-    _ufunc._for_tests("pool", split_every_call=False)
+    _ufunc.pool_modes(split_every_call=False)
     _threads._apply()
 
 
@@ -173,14 +173,14 @@ def test_threadpoolctl_sees_and_limits_it():
             assert KERNELS.effective_threads() == 1
             assert KERNELS.threads_for_bytes(1 << 30) == 1
             # the helper threads are fastclip's own, capped by OpenMP's limit
-            _ufunc._for_tests("pool", split_every_call=True)
+            _ufunc.pool_modes(split_every_call=True)
             try:
                 before = _ufunc._for_tests("pool")[1]
                 for _ in range(5):
                     fastclip.clip(a, -0.5, 0.5, out=out)
                 assert _ufunc._for_tests("pool")[1] == before
             finally:
-                _ufunc._for_tests("pool", split_every_call=False)
+                _ufunc.pool_modes(split_every_call=False)
         assert KERNELS.effective_threads() == 2
     finally:
         _threads._apply()
@@ -195,7 +195,7 @@ def test_a_forked_child_splits_calls_with_its_own_helpers():
 import os, sys, numpy as np, fastclip
 from fastclip import _ufunc
 fastclip.set_num_threads(2)
-_ufunc._for_tests("pool", split_every_call=True)
+_ufunc.pool_modes(split_every_call=True)
 a = np.random.default_rng(0).normal(size=1 << 20).astype(np.float32)
 out = np.empty_like(a)
 fastclip.clip(a, -0.5, 0.5, out=out)            # the parent's helper starts
@@ -236,6 +236,120 @@ def test_a_split_call_never_waits_for_sleeping_helpers():
         assert _ufunc._for_tests("pool")[1] == before
         assert_same(out, np.clip(a, -0.5, 0.5))
     finally:
+        _threads._apply()
+
+
+MECHANISMS = ("spin", "late_join", "wake_rule", "steer", "probe")
+
+
+def test_pool_modes_switch_each_mechanism_and_name_a_wrong_one():
+    assert _ufunc.pool_modes() == {**dict.fromkeys(MECHANISMS, True), "split_every_call": False}
+    try:
+        for name in MECHANISMS:
+            assert _ufunc.pool_modes(**{name: False})[name] is False
+        assert not any(_ufunc.pool_modes()[name] for name in MECHANISMS)
+    finally:
+        _ufunc.pool_modes(**dict.fromkeys(MECHANISMS, True))
+    assert _ufunc.pool_modes() == {**dict.fromkeys(MECHANISMS, True), "split_every_call": False}
+    with pytest.raises(TypeError, match="no mechanism 'spinning'"):
+        _ufunc.pool_modes(spinning=False)
+
+
+@pytest.mark.skipif(NO_POOL, reason="no helper threads of fastclip's own")
+@pytest.mark.thread_unsafe(reason="only calls from the main thread are split")
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_each_mechanism_off_gives_the_same_bits(mechanism):
+    """Every split call, with helpers awake, asleep and woken (pauses either
+    side of their spin), new results and outs of fresh pages, in place."""
+    import time
+    KERNELS.configure_threads(2, 0, MAIN, _ufunc.thread_pool())     # every call split
+    _ufunc.pool_modes(**{mechanism: False})
+    try:
+        rng = np.random.default_rng(5)
+        for n, pause in ((1000, 0), (1 << 16, 0.002), ((1 << 20) + 3, 0.02), (5 << 20, 0)):
+            a = rng.normal(size=n).astype(np.float32)
+            want = np.clip(a, -0.5, 0.5)
+            time.sleep(pause)
+            assert_same(fastclip.clip(a, -0.5, 0.5), want)
+            out = np.empty_like(a)
+            assert fastclip.clip(a, -0.5, 0.5, out=out) is out
+            assert_same(out, want)
+            fastclip.clip(a, -0.5, 0.5, out=a)
+            assert_same(a, want)
+    finally:
+        _ufunc.pool_modes(**{mechanism: True})
+        _threads._apply()
+
+
+@pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
+                    reason="no helper threads of fastclip's own, or one CPU")
+@pytest.mark.thread_unsafe(reason="counts the helpers' chunks")
+def test_without_the_spin_helpers_sleep_as_soon_as_a_call_ends():
+    """A pause shorter than the helpers' spin (FC_SPIN_NS) would find them
+    spinning, and they would join the next call; without the spin they are
+    asleep by then, and the call runs on the caller alone."""
+    import time
+    fastclip.set_num_threads(2)
+    _ufunc.pool_modes(spin=False)
+    try:
+        a = np.random.default_rng(1).normal(size=1 << 20).astype(np.float32)
+        out = np.empty_like(a)
+        for _ in range(3):
+            fastclip.clip(a, -0.5, 0.5, out=out)
+        time.sleep(0.002)
+        before = _ufunc._for_tests("pool")[1]
+        fastclip.clip(a, -0.5, 0.5, out=out)
+        assert _ufunc._for_tests("pool")[1] == before
+        assert_same(out, np.clip(a, -0.5, 0.5))
+    finally:
+        _ufunc.pool_modes(spin=True)
+        _threads._apply()
+
+
+@pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
+                    reason="no helper threads of fastclip's own, or one CPU")
+@pytest.mark.thread_unsafe(reason="counts the wake-ups")
+def test_without_the_wake_rule_every_split_call_wakes_the_helpers():
+    """The call of test_a_split_call_never_waits_for_sleeping_helpers, which
+    wakes no helper under the rule, wakes them at its end without it (and
+    still runs on the caller alone)."""
+    import time
+    fastclip.set_num_threads(2)
+    _ufunc.pool_modes(wake_rule=False)
+    try:
+        a = np.random.default_rng(1).normal(size=1 << 20).astype(np.float32)
+        out = np.empty_like(a)
+        fastclip.clip(a, -0.5, 0.5, out=out)       # helpers exist
+        time.sleep(0.1)                             # > their spin: asleep
+        _, chunks, wakeups = _ufunc._for_tests("pool")
+        fastclip.clip(a, -0.5, 0.5, out=out)
+        assert _ufunc._for_tests("pool")[1:] == (chunks, wakeups + 1)
+        assert_same(out, np.clip(a, -0.5, 0.5))
+    finally:
+        _ufunc.pool_modes(wake_rule=True)
+        _threads._apply()
+
+
+@pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
+                    reason="no helper threads of fastclip's own, or one CPU")
+@pytest.mark.thread_unsafe(reason="counts the wake-ups")
+def test_without_the_late_join_a_huge_call_wakes_no_helper_at_its_start():
+    """A call moving FC_WAKE_EARLY_BYTES (128 MiB) wakes sleeping helpers at
+    its start, which join it if they wake in time; without the late join it
+    is the caller's alone."""
+    import time
+    fastclip.set_num_threads(2)
+    _ufunc.pool_modes(late_join=False)
+    try:
+        a = np.full(32 << 20, 2.0, np.float32)     # 128 MiB
+        fastclip.clip(a, -0.5, 0.5, out=a)          # helpers exist
+        time.sleep(0.1)
+        chunks = _ufunc._for_tests("pool")[1]
+        fastclip.clip(a, -0.25, 0.25, out=a)
+        assert _ufunc._for_tests("pool")[1] == chunks
+        assert (a == np.float32(0.25)).all()
+    finally:
+        _ufunc.pool_modes(late_join=True)
         _threads._apply()
 
 

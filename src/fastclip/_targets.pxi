@@ -83,11 +83,43 @@ WAKE_AHEAD_S = FC_WAKE_AHEAD_NS * 1e-9
 WAKE_WORTH_S = FC_WAKE_WORTH_NS * 1e-9
 
 
-def _test_pool(split_every_call=None):
-    """_for_tests("pool"), in _ufunc.pyx"""
-    if split_every_call is not None:
-        fc_pool_set_test_split(1 if split_every_call else 0)
+def _test_pool():
+    """_for_tests("pool"), in _test_hooks.pxi"""
     return fc_pool_helpers(), fc_pool_helper_chunks(), fc_pool_wakeups()
+
+
+#: the pool's mechanisms (csrc/parallel.h, csrc/pool.h) by name, each a bit
+#: of FC_MODE_ that switches it off; split_every_call is the tests' mode
+cdef dict _POOL_MECHANISMS = {
+    "spin": FC_MODE_NO_SPIN,            # a helper spins a while for the next job
+    "late_join": FC_MODE_NO_LATE_JOIN,  # a call of 128 MiB and more wakes helpers at its start
+    "wake_rule": FC_MODE_NO_WAKE_RULE,  # helpers woken only in a burst that repays it
+    "steer": FC_MODE_NO_STEER,          # woken helpers steered off the caller's CPU
+    "probe": FC_MODE_NO_PROBE,          # fresh output pages count in a call's work
+}
+
+
+def pool_modes(**switches):
+    """The thread pool's mechanisms, each True (on, the default) or False,
+    and split_every_call (the tests' mode: every split call waits for its
+    helpers and cuts chunks of any size; off by default); the ones given are
+    set first, and all returned. The one switch of the pool's modes, for the
+    benchmark's pool section (a case of each mechanism against the pool
+    without it) and the tests: not an API."""
+    cdef int modes = fc_pool_modes()
+    for name, on in switches.items():
+        if name == "split_every_call":
+            bit, off = FC_MODE_SPLIT_EVERY_CALL, bool(on)
+        elif name in _POOL_MECHANISMS:
+            bit, off = _POOL_MECHANISMS[name], not on
+        else:
+            raise TypeError(f"pool_modes: no mechanism {name!r}; expected split_every_call"
+                            f" or one of {', '.join(_POOL_MECHANISMS)}")
+        modes = (modes | bit) if off else (modes & ~bit)
+    fc_pool_set_modes(modes)
+    current = {name: not (modes & bit) for name, bit in _POOL_MECHANISMS.items()}
+    current["split_every_call"] = bool(modes & FC_MODE_SPLIT_EVERY_CALL)
+    return current
 
 
 def thread_pool():

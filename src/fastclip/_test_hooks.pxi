@@ -11,10 +11,9 @@ def _for_tests(what, *args, **kwargs):
     - "fast" (a, a_min, a_max, out=None), "scalar" (a, a_min, a_max): that
       route alone, its result or NotImplemented where the call goes another
       way;
-    - "pool" (split_every_call=None): the thread pool's (helpers started,
-      chunks they have done, wake-ups); split_every_call=True makes every
-      split call wait for its helpers and cut chunks of any size (tests of
-      chunk edges), False restores the normal rules.
+    - "pool" (): the thread pool's (helpers started, chunks they have done,
+      wake-ups). Its modes (every split call waiting for its helpers, with
+      chunks of any size; each mechanism off) are pool_modes' (_targets.pxi).
     """
     if what == "convert":
         return _test_convert(*args, **kwargs)

@@ -32,7 +32,11 @@ cdef extern from "parallel.h":
     void *fc_parallel_range_address() noexcept nogil
     void *fc_pool_hint_address() noexcept nogil
     int FC_POOL
-    void fc_pool_set_test_split(int on) noexcept nogil
+    void fc_pool_set_modes(int modes) noexcept nogil
+    int fc_pool_modes() noexcept nogil
+    enum:
+        FC_MODE_SPLIT_EVERY_CALL, FC_MODE_NO_SPIN, FC_MODE_NO_LATE_JOIN, FC_MODE_NO_WAKE_RULE,
+        FC_MODE_NO_STEER, FC_MODE_NO_PROBE
     int fc_pool_helpers() noexcept nogil
     npy_intp fc_pool_helper_chunks() noexcept nogil
     unsigned long fc_pool_wakeups() noexcept nogil

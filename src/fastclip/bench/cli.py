@@ -74,10 +74,11 @@ def parser():
     p.add_argument("--peers", default="torch,numba,numexpr",
                    help="peers to time where installed (comma-separated; '' for none)")
     p.add_argument("--no-scale", action="store_true",
-                   help="leave out the threads, idle-gap, concurrency and Dask sections")
+                   help="leave out the threads, idle-gap, pool, concurrency and Dask sections")
     p.add_argument("--no-calls", action="store_true",
                    help="leave out the every-call, address-sweep and clip-and-convert sections")
-    p.add_argument("--only", choices=("convert", "idle", "programs"), help="one section alone")
+    p.add_argument("--only", choices=("convert", "idle", "pool", "programs"),
+                   help="one section alone")
     p.add_argument("--programs", action="store_true",
                    help="also time real programs as they are and under fastclip.patched() "
                         "(those of their libraries installed); a full run has them")
@@ -102,6 +103,9 @@ def _measure(args):
     if args.only == "idle":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "idle": sections.idle(peers, repeats, progress=progress)}
+    if args.only == "pool":
+        return {"system": sections.system(peers), "repeats": repeats, "results": [],
+                "pool": sections.pool(repeats, progress)}
     if args.only == "programs":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "programs": sections.programs(repeats, progress)}

@@ -148,6 +148,18 @@ def idle_table(report):
                  "in brackets, call by call, its 10th to 90th percentile.")
 
 
+def pool_table(report):
+    rows = [[r["mechanism"], r["case"], _time(r["seconds"]["on"]), _time(r["seconds"]["off"]),
+             _spread(f"{r['seconds']['off'] / r['seconds']['on']:.2f}", r, "off/on")]
+            for r in report["pool"]]
+    return Table(f"The thread pool's mechanisms, each against the pool without it, on "
+                 f"{report['pool'][0]['threads']} threads (a case's calls, medians)",
+                 ["mechanism", "case", "on", "off", "off/on"], rows,
+                 "off/on: the case's time without the mechanism over its time with it (above 1: "
+                 "what it buys); in brackets, its 10th to 90th percentile case by case. "
+                 "float32 out= but where said; the reasons: csrc/parallel.h, csrc/pool.h.")
+
+
 def programs_table(report):
     section = report["programs"]
     all_threads = any("patched, all threads" in r["seconds"] for r in section["rows"])
@@ -244,7 +256,7 @@ def tables(report, full=False):
             if report.get(key):
                 out.append(make(report))
     for key, make in (("programs", programs_table), ("threads", threads_table),
-                      ("idle", idle_table)):
+                      ("idle", idle_table), ("pool", pool_table)):
         if report.get(key):
             out.append(make(report))
     return out

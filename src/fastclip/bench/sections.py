@@ -19,6 +19,7 @@ from fastclip._config import config
 from fastclip._dtypes import DTYPES, numpy_dtype
 from fastclip.bench.cases import (CALL_N, SWEEP_DISTANCES, SWEEP_DTYPES, call_cases,
                                   convert_cases, label, make_case, row_named, sweep_case)
+from fastclip.bench.pool import pool
 from fastclip.bench.timing import (_before_batch, ratio_spread, time_interleaved, time_with_spread,
                                    with_threads)
 
@@ -408,7 +409,7 @@ def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None,
         calls_too=True, progress=None):
     """The whole report: the main table, then (calls_too) the every-call,
     address-sweep and clip-and-convert sections, then (scale, not quick) the
-    threads, concurrency, idle-gap and Dask sections. quick: fewer sizes,
+    threads, concurrency, idle-gap, pool and Dask sections. quick: fewer sizes,
     layouts, dtypes and repeats."""
     from fastclip.bench.cases import LAYOUTS_FULL, LAYOUTS_QUICK, SIZES_FULL, SIZES_QUICK
     rows = [r for r in DTYPES if dtypes is None or r.name in dtypes or numpy_dtype(r).name in dtypes]
@@ -427,6 +428,7 @@ def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None,
         _say(progress, "[concurrency]")
         report["concurrency"] = concurrency(repeats)
         report["idle"] = idle(peers, repeats, progress=progress)
+        report["pool"] = pool(repeats, progress)
         _say(progress, "[dask]")
         report["dask"] = dask(max(3, repeats // 2))
     return report
