@@ -203,68 +203,93 @@ cdef object _convert_route(ndarray a, object a_min, object a_max, ndarray out, d
     return result
 
 
+cdef struct Conversion:
+    # a call the fused loop takes (_conversion_of): the pair's loop, both
+    # bounds as C values of a's row
+    int k
+    unsigned long long lo_buf
+    unsigned long long hi_buf
+
+
+cdef inline bint _conversion_of(Conversion *c, ndarray a, object a_min, object a_max, ndarray out,
+                         object casting) except -1:
+    """Whether the fused loop takes np.clip(a, a_min, a_max, out=out,
+    casting=casting), and then its loop and bounds into c: a pair of
+    CONVERSION_INDEX that casting allows, both native, aligned, contiguous
+    and of one shape, out writeable and apart from a, no underflow that
+    NumPy's errstate would see, scalar bounds whose conversions are in the
+    destination's range."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
+    cdef int row, out_row
+    cdef npy_intp n = cnp.PyArray_SIZE(a)
+    cdef char *px = <char *>cnp.PyArray_DATA(a)
+    cdef char *po = <char *>cnp.PyArray_DATA(out)
+    c.lo_buf = c.hi_buf = 0
+    if not (0 <= descr.type_num < 512 and 0 <= odescr.type_num < 512):
+        return False
+    row = ROW_BY_TYPENUM[descr.type_num]
+    out_row = ROW_BY_TYPENUM[odescr.type_num]
+    c.k = CONVERSION_BY_ROWS[row][out_row] if row >= 0 and out_row >= 0 else -1
+    return (c.k >= 0
+            and cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
+            and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)
+            and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISALIGNED(out)
+            and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)
+            and _conversion_allowed(c.k, descr, odescr, casting)
+            and not (MAY_UNDERFLOW[c.k] and not _underflow_ignored())
+            and _bound_to_c(row, a_min, &c.lo_buf) and _bound_to_c(row, a_max, &c.hi_buf)
+            and CONVERT.in_range(c.k, &c.lo_buf, &c.hi_buf)
+            # out overlapping a: NumPy buffers
+            and not (n and px < po + n * odescr.itemsize and po < px + n * descr.itemsize))
+
+
+cdef const unsigned char *_conversion_mask(object where, ndarray a, ndarray out) noexcept:
+    """where='s data where the fused masked loop takes it: a contiguous bool
+    array of a's shape, apart from out; else NULL."""
+    cdef npy_intp n = cnp.PyArray_SIZE(a)
+    cdef const char *po = <const char *>cnp.PyArray_DATA(out)
+    cdef const char *pm
+    if not (type(where) is ndarray
+            and (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>where)).type_num == cnp.NPY_BOOL
+            and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
+            and cnp.PyArray_SAMESHAPE(a, <ndarray>where)):
+        return NULL
+    pm = <const char *>cnp.PyArray_DATA(<ndarray>where)
+    if n and pm < po + n * cnp.PyArray_ITEMSIZE(out) and po < pm + n:
+        return NULL                             # out overlaps the mask
+    return <const unsigned char *>pm
+
+
 cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting,
                      object where=None):
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
-    dtype, in one pass (csrc/convert.h), or NotImplemented (NumPy's clip and
-    cast): a pair of CONVERSION_INDEX, both contiguous, scalar bounds whose
-    conversions are in the destination's range, and no NaN met in a. With
-    where (not None), the same with where=where: a contiguous bool array of
-    a's shape, out written only where it is set."""
-    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
-    cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int k, row, out_row, nan
-    cdef npy_intp n
-    cdef char *px
-    cdef char *po
+    dtype, in one pass (csrc/convert.h), where the fused loop takes the call
+    (_conversion_of) and meets no NaN in a; else NotImplemented (NumPy's clip
+    and cast). With where (not None), the same with where=where, the mask as
+    _conversion_mask takes it: out written only where it is set."""
+    cdef Conversion c
+    cdef npy_intp n = cnp.PyArray_SIZE(a)
+    cdef const char *px = <const char *>cnp.PyArray_DATA(a)
+    cdef char *po = <char *>cnp.PyArray_DATA(out)
     cdef const unsigned char *pm = NULL
-    if not (0 <= descr.type_num < 512 and 0 <= odescr.type_num < 512):
+    cdef int nan
+    if not _conversion_of(&c, a, a_min, a_max, out, casting):
         return NotImplemented
-    row = ROW_BY_TYPENUM[descr.type_num]
-    out_row = ROW_BY_TYPENUM[odescr.type_num]
-    if row < 0 or out_row < 0:
-        return NotImplemented
-    k = CONVERSION_BY_ROWS[row][out_row]
-    if k < 0:
-        return NotImplemented
-    if not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
-            and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)
-            and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISALIGNED(out)
-            and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)):
-        return NotImplemented
-    if not _conversion_allowed(k, descr, odescr, casting):
-        return NotImplemented
-    if MAY_UNDERFLOW[k] and not _underflow_ignored():
-        return NotImplemented
-    if not (_bound_to_c(row, a_min, &lo_buf) and _bound_to_c(row, a_max, &hi_buf)):
-        return NotImplemented
-    if not CONVERT.in_range(k, &lo_buf, &hi_buf):
-        return NotImplemented
-    n = cnp.PyArray_SIZE(a)
-    px = <char *>cnp.PyArray_DATA(a)
-    po = <char *>cnp.PyArray_DATA(out)
-    if n and px < po + n * odescr.itemsize and po < px + n * descr.itemsize:
-        return NotImplemented                   # out overlaps a: NumPy buffers
     if where is not None:
-        if not (type(where) is ndarray
-                and (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>where)).type_num == cnp.NPY_BOOL
-                and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
-                and cnp.PyArray_SAMESHAPE(a, <ndarray>where)):
+        pm = _conversion_mask(where, a, out)
+        if pm == NULL:
             return NotImplemented
-        pm = <const unsigned char *>cnp.PyArray_DATA(<ndarray>where)
-        if n and <const char *>pm < po + n * odescr.itemsize and po < <const char *>pm + n:
-            return NotImplemented               # out overlaps the mask
         if n < GIL_RELEASE_THRESHOLD:
-            nan = CONVERT.run_masked(k, px, po, pm, n, &lo_buf, &hi_buf)
+            nan = CONVERT.run_masked(c.k, px, po, pm, n, &c.lo_buf, &c.hi_buf)
         else:
             with nogil:
-                nan = CONVERT.run_masked(k, px, po, pm, n, &lo_buf, &hi_buf)
+                nan = CONVERT.run_masked(c.k, px, po, pm, n, &c.lo_buf, &c.hi_buf)
     elif n < GIL_RELEASE_THRESHOLD:
-        nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
+        nan = CONVERT.run(c.k, px, po, n, &c.lo_buf, &c.hi_buf)
     else:
         with nogil:
-            nan = CONVERT.run(k, px, po, n, &lo_buf, &hi_buf)
+            nan = CONVERT.run(c.k, px, po, n, &c.lo_buf, &c.hi_buf)
     if nan:
         return NotImplemented                   # NumPy rewrites every element
     return out
@@ -286,19 +311,16 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     rules, which these bounds do not need and which cost more than the call
     (not ufunc_after: NotImplemented instead, for _one_sided)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
     cdef unsigned long long buf = 0
-    cdef int row
-    if not 0 <= descr.type_num < 512 or descr.type_num == odescr.type_num:
+    cdef int row = ROW_BY_TYPENUM[descr.type_num] if 0 <= descr.type_num < 512 else -1
+    if not (row >= 0 and descr.type_num != (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
+            and not ROW_ML[row]
+            and _bound_to_c(row, a_min, &buf) and _bound_to_c(row, a_max, &buf)
+            # a casting NumPy refuses: its error, its way
+            and _casting_code(casting) >= 0
+            # a bound NumPy drops: np.minimum/maximum, their errors
+            and not _drops_int_bound(row, a_min, a_max)):
         return NotImplemented
-    row = ROW_BY_TYPENUM[descr.type_num]
-    if row < 0 or ROW_ML[row] or not (_bound_to_c(row, a_min, &buf)
-                                      and _bound_to_c(row, a_max, &buf)):
-        return NotImplemented
-    if _casting_code(casting) < 0:
-        return NotImplemented                   # NumPy's error, its way
-    if _drops_int_bound(row, a_min, a_max):
-        return NotImplemented   # NumPy drops the bound: np.minimum/maximum, their errors
     if _can_widen_into(a, out, casting):
         clipped = _fast(a, a_min, a_max, None)
         # a 0-d a clips to a NumPy scalar, not an array: the ufunc's call

@@ -24,55 +24,40 @@
 #
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
+# which loop a one-sided call takes (_one_sided_way)
+cdef enum OneSidedWay:
+    ONE_SIDED_NUMPY     # NumPy's np.maximum or np.minimum
+    ONE_SIDED_KERNEL    # x's own loop, the missing bound at the end of the range; else a wider one
+    ONE_SIDED_ARRAY     # an array bound on an integer x: x's own loop alone
+    ONE_SIDED_TIES      # TIES_TO_BOUND's loop: a zero or NaN bound in x's own float loop
+
+
 cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object out,
                        object casting):
     """np.clip with one bound None, which NumPy runs as np.maximum(a, a_min)
     or np.minimum(a, a_max) (numpy/_core/_methods.py::_clip): clip's own
     routes with the missing bound at the end of the range, where that gives
-    np.maximum's bits: the fast path, and for a scalar bound the fused
-    conversion into an out of another dtype and the wider loops (an integer
-    x with a float bound: a float64 result). Else NotImplemented (NumPy's
-    ufunc): the rules are in this file's header."""
-    cdef int kind = ROW_KIND[row], src = -1
+    np.maximum's bits (_one_sided_way: the rules are in this file's header):
+    the fast path, and for a scalar bound the fused conversion into an out
+    of another dtype and the wider loops (an integer x with a float bound: a
+    float64 result). Else NotImplemented (NumPy's ufunc)."""
+    cdef int kind = ROW_KIND[row], src = -1, way
     cdef bint lower = a_max is None
     cdef type tb
     bound = a_min if lower else a_max
     tb = type(bound)
     if tb is not int and tb is not float:
         src = SCALAR_ROWS.get(tb, -1)
-        if src < 0:
-            # an array or another object: the fast path alone, for an
-            # integer x (which refuses what its loop is not)
-            if kind == KIND_INT and ROW_INT_RANGE[row] is not None:
-                end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
-                return _one_sided_fast(a, bound, end, lower, out, casting)
-            return NotImplemented
-    if kind == KIND_INT:
-        if ROW_INT_RANGE[row] is None:
-            return NotImplemented
-        end = _integer_end(row, bound, tb, src, lower)
-        if end is NotImplemented:
-            return NotImplemented
-    elif kind == KIND_FLOAT or kind == KIND_HALF:
-        if _NANS_KEPT < 0:
-            _probe_nans_kept()
-        if not _NANS_KEPT:
-            return NotImplemented
-        if kind == KIND_HALF and _HALF_TIES_KEPT and (tb is int or tb is float or src == row):
-            # float16's own loop (np.float64 and wider bounds: _widened's own
-            # checks), which keeps x on a tie, zeros included, and gives a NaN
-            # x, else a NaN bound, as the kernel does: any bound
-            pass
-        elif tb is int or (src >= 0 and ROW_KIND[src] == KIND_INT):
-            if bound == 0:
-                return (_ties_to_bound_into(a, row, bound, lower, out, casting) if tb is int
-                        else NotImplemented)
-        elif not fabs(float(bound)) >= _SMALLEST_FLOAT16:      # also a NaN
-            return (_ties_to_bound_into(a, row, bound, lower, out, casting)
-                    if tb is float or src == row else NotImplemented)
-        end = _INF if lower else -_INF
-    else:
+    way = _one_sided_way(row, bound, tb, src)
+    if way == ONE_SIDED_NUMPY:
         return NotImplemented
+    if way == ONE_SIDED_TIES:
+        return _ties_to_bound_into(a, row, bound, lower, out, casting)
+    if way == ONE_SIDED_ARRAY:
+        # (the fast path refuses what its loop is not)
+        end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
+        return _one_sided_fast(a, bound, end, lower, out, casting)
+    end = _integer_end(row, bound, tb, src, lower) if kind == KIND_INT else (_INF if lower else -_INF)
     result = _one_sided_fast(a, bound, end, lower, out, casting)
     if result is not NotImplemented or not _operand_has_loop(bound):
         return result
@@ -86,6 +71,42 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
                             out, casting)
 
 
+cdef inline int _one_sided_way(int row, object bound, type tb, int src) except -1:
+    """Which loop gives np.maximum's (np.minimum's) bits for x of row `row`
+    and this bound (tb its type, src its row if a NumPy scalar of a kernel
+    row, else -1): a OneSidedWay, by the rules of this file's header."""
+    cdef int kind = ROW_KIND[row]
+    if tb is not int and tb is not float and src < 0:
+        # an array or another object: the fast path alone, for an integer x
+        return (ONE_SIDED_ARRAY if kind == KIND_INT and ROW_INT_RANGE[row] is not None
+                else ONE_SIDED_NUMPY)
+    if kind == KIND_INT:
+        if ROW_INT_RANGE[row] is None:
+            return ONE_SIDED_NUMPY
+        if (tb is not int and (tb is float or ROW_KIND[src] != KIND_INT)
+                and _zero_or_nan(bound, True)):
+            return ONE_SIDED_NUMPY      # a float zero or NaN bound
+        return ONE_SIDED_KERNEL
+    if kind != KIND_FLOAT and kind != KIND_HALF:
+        return ONE_SIDED_NUMPY
+    if _NANS_KEPT < 0:
+        _probe_nans_kept()
+    if not _NANS_KEPT:
+        return ONE_SIDED_NUMPY
+    if kind == KIND_HALF and _HALF_TIES_KEPT and (tb is int or tb is float or src == row):
+        # float16's own loop (np.float64 and wider bounds: _widened's own
+        # checks), which keeps x on a tie, zeros included, and gives a NaN
+        # x, else a NaN bound, as the kernel does: any bound
+        return ONE_SIDED_KERNEL
+    if tb is int or (src >= 0 and ROW_KIND[src] == KIND_INT):
+        if bound == 0:
+            return ONE_SIDED_TIES if tb is int else ONE_SIDED_NUMPY
+        return ONE_SIDED_KERNEL
+    if not fabs(float(bound)) >= _SMALLEST_FLOAT16:      # also a NaN
+        return ONE_SIDED_TIES if tb is float or src == row else ONE_SIDED_NUMPY
+    return ONE_SIDED_KERNEL
+
+
 cdef object _integer_end(int row, object bound, type tb, int src, bint lower):
     """The missing bound of an integer x's one-sided clip: the end of x's own
     range, also in a float loop (rounded: 2**63 for int64): x never passes
@@ -93,14 +114,12 @@ cdef object _integer_end(int row, object bound, type tb, int src, bint lower):
     A bound beyond it is the end itself: clip(x, b, b) is b everywhere, as
     np.maximum(x, b) is; a Python int there is NumPy's OverflowError. (NumPy
     scalars compared as Python numbers: np.float16(2) > 65535.0 casts 65535.0
-    into float16, and warns of an overflow.) NotImplemented for a float bound
-    that is a zero or a NaN (_zero_or_nan)."""
+    into float16, and warns of an overflow.) A float bound is no zero or NaN
+    here (_one_sided_way)."""
     end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
     if tb is int:
         return end
     if tb is float or ROW_KIND[src] != KIND_INT:
-        if _zero_or_nan(bound, True):
-            return NotImplemented
         end = float(end)
         b = float(bound)
     else:
@@ -165,37 +184,13 @@ cdef object _ties_to_bound(ndarray a, int row, object bound, bint lower, object 
     NotImplemented."""
     cdef unsigned long long b_buf = 0, e_buf = 0
     cdef fc_span_t loop = TIES_TO_BOUND[row]
-    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef cnp.dtype odescr
     cdef ndarray res
     cdef npy_intp n
-    cdef bint c_order
-    if loop == NULL or not _TIES_TO_BOUND_OK or cnp.PyArray_NDIM(a) == 0:
-        return NotImplemented
-    if casting is not None and not (type(casting) is str and casting in _CASTS_ANY_SCALAR):
-        return NotImplemented
-    if not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISALIGNED(a)):
-        return NotImplemented
-    c_order = cnp.PyArray_IS_C_CONTIGUOUS(a)
-    if not (c_order or cnp.PyArray_IS_F_CONTIGUOUS(a)):
-        return NotImplemented
-    if not (_bound_to_c(row, bound, &b_buf)
+    if not (_ties_to_bound_takes(loop, a, out, casting)
+            and _bound_to_c(row, bound, &b_buf)
             and _bound_to_c(row, _INF if lower else -_INF, &e_buf)):
         return NotImplemented
-    if out is None:
-        res = _new_result(a, descr)
-    else:
-        if type(out) is not ndarray:
-            return NotImplemented
-        res = <ndarray>out
-        odescr = <cnp.dtype>cnp.PyArray_DESCR(res)
-        if not ((odescr is descr or cnp.PyArray_EquivTypes(odescr, descr))
-                and cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_ISALIGNED(res)
-                and cnp.PyArray_ISWRITEABLE(res) and cnp.PyArray_SAMESHAPE(a, res)
-                and (cnp.PyArray_IS_C_CONTIGUOUS(res) if c_order
-                     else cnp.PyArray_IS_F_CONTIGUOUS(res))
-                and not _partly_overlap(a, res)):
-            return NotImplemented
+    res = _new_result(a, <cnp.dtype>cnp.PyArray_DESCR(a)) if out is None else <ndarray>out
     n = cnp.PyArray_SIZE(a)
     if n < GIL_RELEASE_THRESHOLD:
         _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
@@ -203,6 +198,34 @@ cdef object _ties_to_bound(ndarray a, int row, object bound, bint lower, object 
         with nogil:
             _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
     return res
+
+
+cdef inline bint _ties_to_bound_takes(fc_span_t loop, ndarray a, object out, object casting) noexcept:
+    """Whether TIES_TO_BOUND's loop (one, where NumPy follows its rule:
+    _TIES_TO_BOUND_OK) takes a and out: a casting under which a Python number
+    converts to any dtype; a contiguous, native and aligned, not 0-d; out
+    None, or an ndarray of a's dtype, native, aligned, writeable, of a's
+    shape and memory order, and apart from a or a itself."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef cnp.dtype odescr
+    cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(a)
+    if (loop == NULL or not _TIES_TO_BOUND_OK or cnp.PyArray_NDIM(a) == 0
+            or (casting is not None
+                and not (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+            or not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISALIGNED(a))
+            or not (c_order or cnp.PyArray_IS_F_CONTIGUOUS(a))):
+        return False
+    if out is None:
+        return True
+    if type(out) is not ndarray:
+        return False
+    odescr = <cnp.dtype>cnp.PyArray_DESCR(<ndarray>out)
+    return ((odescr is descr or cnp.PyArray_EquivTypes(odescr, descr))
+            and cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_ISALIGNED(<ndarray>out)
+            and cnp.PyArray_ISWRITEABLE(<ndarray>out) and cnp.PyArray_SAMESHAPE(a, <ndarray>out)
+            and (cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>out) if c_order
+                 else cnp.PyArray_IS_F_CONTIGUOUS(<ndarray>out))
+            and not _partly_overlap(a, <ndarray>out))
 
 
 #: the smallest positive subnormal of float32 and float64, by row (0: none)

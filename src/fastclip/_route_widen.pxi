@@ -77,34 +77,19 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     anything else."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
-    if cnp.PyArray_NDIM(a) == 0 or not cnp.PyArray_ISNBO(descr.byteorder):
-        return NotImplemented
+    cdef bint whole = cnp.PyArray_NDIM(a) != 0 and cnp.PyArray_ISNBO(descr.byteorder)
     k_lo, k_hi = _bound_key(a_min), _bound_key(a_max)
-    if k_lo is None or k_hi is None:
-        if out is None and dtype is None:
-            return _widened_by_array_bounds(a, a_min, a_max)
-        return NotImplemented
-    wide = _cached_wider_loop(descr, k_lo, k_hi, dtype)
-    if wide is None:
+    if whole and (k_lo is None or k_hi is None) and out is None and dtype is None:
+        return _widened_by_array_bounds(a, a_min, a_max)
+    wide = (_scalar_bounds_wide_loop(a, row, k_lo, k_hi, a_min, a_max, dtype)
+            if whole and k_lo is not None and k_hi is not None else None)
+    if wide is None or (out is not None and not _widened_out_takes(a, out)):
         return NotImplemented
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
-    int_source = ROW_KIND[row] == KIND_INT
-    if ROW_KIND[wide_row] == KIND_FLOAT and (_zero_or_nan(a_min, int_source)
-                                             or _zero_or_nan(a_max, int_source)):
-        return NotImplemented
-    if (ROW_KIND[row] in (KIND_FLOAT, KIND_HALF) and cnp.PyArray_SIZE(a) <= SNAN_SCAN_MAX
-            and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a))):
-        return NotImplemented       # neither scanned nor worth np.errstate's cost
     a_min = _as_wide_bound(a_min, wide, wide_row)
     a_max = _as_wide_bound(a_max, wide, wide_row)
     if out is not None:
-        odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
-        if not (cnp.PyArray_ISNBO(odescr.byteorder) and cnp.PyArray_SAMESHAPE(a, out)
-                and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_ISALIGNED(out)
-                and not _partly_overlap(a, out)
-                and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out)):
-            return NotImplemented
-        if not cnp.PyArray_EquivTypes(odescr, <cnp.dtype>wide):
+        if not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(out), <cnp.dtype>wide):
             return _widened_into_other(a, a_min, a_max, <cnp.dtype>wide, out, casting)
         return out if _widen_and_clip(a, out, wide_row, a_min, a_max) == 1 else NotImplemented
     result = _new_result(a, <cnp.dtype>wide)
@@ -115,6 +100,35 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     if done == -1 or ROW_ML[row] or not _widen_into(<ndarray>result, a, row):
         return NotImplemented
     return _fast(<ndarray>result, a_min, a_max, result)
+
+
+cdef inline object _scalar_bounds_wide_loop(ndarray a, int row, object k_lo, object k_hi, object a_min,
+                                     object a_max, object dtype):
+    """The wider loop's dtype where _widened takes a call with scalar bounds
+    (their keys k_lo, k_hi: _bound_key), else None: one there is, the bounds
+    are no float zero or NaN where the loop is a float one (_zero_or_nan),
+    and a float x is contiguous or larger than SNAN_SCAN_MAX (a small strided
+    one is neither scanned for signaling NaNs nor worth np.errstate's cost)."""
+    wide = _cached_wider_loop(<cnp.dtype>cnp.PyArray_DESCR(a), k_lo, k_hi, dtype)
+    if wide is None:
+        return None
+    int_source = ROW_KIND[row] == KIND_INT
+    if ROW_KIND[ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]] == KIND_FLOAT and (
+            _zero_or_nan(a_min, int_source) or _zero_or_nan(a_max, int_source)):
+        return None
+    if (ROW_KIND[row] in (KIND_FLOAT, KIND_HALF) and cnp.PyArray_SIZE(a) <= SNAN_SCAN_MAX
+            and not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a))):
+        return None
+    return wide
+
+
+cdef inline bint _widened_out_takes(ndarray a, ndarray out) noexcept:
+    """An out _widened writes: native, a's shape, writeable, aligned, and
+    apart from a (neither overlapping it partly nor a itself)."""
+    return (cnp.PyArray_ISNBO((<cnp.dtype>cnp.PyArray_DESCR(out)).byteorder)
+            and cnp.PyArray_SAMESHAPE(a, out) and cnp.PyArray_ISWRITEABLE(out)
+            and cnp.PyArray_ISALIGNED(out) and not _partly_overlap(a, out)
+            and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out))
 
 
 cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype wide,
@@ -130,28 +144,26 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     type's already (_widened). Else NotImplemented (NumPy's clip and cast,
     which rewrite all of out)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_row, out_num, out_row, k, widen, fused, nan, direct
+    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_row, out_num, out_row = -1, k = -1
+    cdef int widen = -1, fused, nan, direct
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(out)
     a_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]    # _widened's row
     out_num = (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
-    if not 0 <= out_num < 512 or ROW_BY_TYPENUM[out_num] < 0:
-        return NotImplemented
-    out_row = ROW_BY_TYPENUM[out_num]
-    k = CONVERSION_BY_ROWS[wide_row][out_row]
-    widen = WIDENING_BY_ROWS[a_row][wide_row]
-    if k < 0 or widen < 0:
-        return NotImplemented
-    if not ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)) or
-            (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(out))):
-        return NotImplemented
-    if not _conversion_allowed(k, wide, <cnp.dtype>cnp.PyArray_DESCR(out), casting):
-        return NotImplemented                   # NumPy's error, its way
-    if MAY_UNDERFLOW[k] and not _underflow_ignored():
-        return NotImplemented
-    if not (_bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)
-            and CONVERT.in_range(widen, &lo_buf, &hi_buf) and CONVERT.in_range(k, &lo_buf, &hi_buf)):
+    if 0 <= out_num < 512 and ROW_BY_TYPENUM[out_num] >= 0:
+        out_row = ROW_BY_TYPENUM[out_num]
+        k = CONVERSION_BY_ROWS[wide_row][out_row]
+        widen = WIDENING_BY_ROWS[a_row][wide_row]
+    if not (k >= 0 and widen >= 0
+            and ((cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)) or
+                 (cnp.PyArray_IS_F_CONTIGUOUS(a) and cnp.PyArray_IS_F_CONTIGUOUS(out)))
+            # else NumPy's error, its way
+            and _conversion_allowed(k, wide, <cnp.dtype>cnp.PyArray_DESCR(out), casting)
+            and not (MAY_UNDERFLOW[k] and not _underflow_ignored())
+            and _bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)
+            and CONVERT.in_range(widen, &lo_buf, &hi_buf)
+            and CONVERT.in_range(k, &lo_buf, &hi_buf)):
         return NotImplemented
     direct = _integer_route(a_row, wide_row, out_row, &lo_buf, &hi_buf)
     if direct >= 0:
@@ -232,40 +244,11 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     dimension, none broadcasting a to a larger shape), and whose NumPy
     bounds are of the loop's dtype already (Python numbers beside them).
     NotImplemented for anything else."""
-    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef int nd = cnp.PyArray_NDIM(a), inner = nd - 1, wide_row
-    cdef bint spans_inner = False
-    if not cnp.PyArray_IS_C_CONTIGUOUS(a) or (
-            _same_dtype_array(a_min, descr) and _same_dtype_array(a_max, descr)):
-        return NotImplemented           # no wider loop: the common call, at once
-    while inner >= 0 and cnp.PyArray_DIMS(a)[inner] == 1:
-        inner -= 1
-    if inner < 0:
-        return NotImplemented           # one element: NumPy's coalescing decides
-    keys = []
-    for b in (a_min, a_max):
-        k = _bound_key(b)
-        if k is None:
-            if type(b) is not ndarray or not _fits_within(<ndarray>b, a):
-                return NotImplemented
-            k = (<ndarray>b).dtype
-            j = inner - (nd - cnp.PyArray_NDIM(<ndarray>b))
-            spans_inner |= j >= 0 and cnp.PyArray_DIMS(<ndarray>b)[j] == cnp.PyArray_DIMS(a)[inner]
-        keys.append(k)
-    if not spans_inner:
-        return NotImplemented
-    wide = _cached_wider_loop(descr, keys[0], keys[1], None)
+    cdef int wide_row
+    wide = _array_bounds_wide_loop(a, a_min, a_max)
     if wide is None:
         return NotImplemented
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
-    if WIDENING_BY_ROWS[ROW_BY_TYPENUM[descr.type_num]][wide_row] < 0:
-        return NotImplemented           # float8 x: no widening loop
-    for k in keys:
-        if isinstance(k, np.dtype) and k != wide:
-            # a bound NumPy casts too: how and when its iterator casts it
-            # (whole, or buffered, or not at all for an empty x) decides
-            # whether a signaling NaN in it warns
-            return NotImplemented
     result = _new_result(a, <cnp.dtype>wide)
     whole = <tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT else _WHOLE_FLOAT_RANGE
     if _widen_and_clip(a, <ndarray>result, wide_row, whole[0], whole[1]) != 1:
@@ -275,13 +258,50 @@ cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
     return result
 
 
+cdef object _array_bounds_wide_loop(ndarray a, object a_min, object a_max):
+    """The wider loop's dtype where _widened_by_array_bounds takes the call
+    (see there), else None."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef int nd = cnp.PyArray_NDIM(a), inner = nd - 1
+    cdef bint spans_inner = False
+    if not cnp.PyArray_IS_C_CONTIGUOUS(a) or (
+            _same_dtype_array(a_min, descr) and _same_dtype_array(a_max, descr)):
+        return None                     # no wider loop: the common call, at once
+    while inner >= 0 and cnp.PyArray_DIMS(a)[inner] == 1:
+        inner -= 1
+    if inner < 0:
+        return None                     # one element: NumPy's coalescing decides
+    keys = []
+    for b in (a_min, a_max):
+        k = _bound_key(b)
+        if k is None:
+            if type(b) is not ndarray or not _fits_within(<ndarray>b, a):
+                return None
+            k = (<ndarray>b).dtype
+            j = inner - (nd - cnp.PyArray_NDIM(<ndarray>b))
+            spans_inner |= j >= 0 and cnp.PyArray_DIMS(<ndarray>b)[j] == cnp.PyArray_DIMS(a)[inner]
+        keys.append(k)
+    wide = _cached_wider_loop(descr, keys[0], keys[1], None) if spans_inner else None
+    if (wide is None or WIDENING_BY_ROWS[ROW_BY_TYPENUM[descr.type_num]][
+            ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]] < 0):
+        return None                     # (float8 x: no widening loop)
+    for k in keys:
+        if isinstance(k, np.dtype) and k != wide:
+            # a bound NumPy casts too: how and when its iterator casts it
+            # (whole, or buffered, or not at all for an empty x) decides
+            # whether a signaling NaN in it warns
+            return None
+    return wide
+
+
 #: _cached_wider_loop's answers without dtype= by a's row and the two bound
 #: keys' codes (_key_code): a list read by index, not a dict by a built tuple
 #: key (that key and lookup are a large share of _widened's work with Python
 #: bounds, and hashing NumPy dtypes costs more)
 cdef enum:
     KEY_CODES = 34                  # Python int, Python float, 32 rows
-cdef list _WIDER_BY_CODES = [NotImplemented] * (32 * KEY_CODES * KEY_CODES)
+cdef object _NOT_CACHED = object()  # a slot not yet filled (None is an answer: no wider loop)
+cdef list _WIDER_BY_CODES = [_NOT_CACHED] * (32 * KEY_CODES * KEY_CODES)
 
 
 cdef inline int _key_code(object k):
@@ -319,7 +339,7 @@ cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object
         if c_lo >= 0 and c_hi >= 0:
             slot = (row * KEY_CODES + c_lo) * KEY_CODES + c_hi
             wide = _WIDER_BY_CODES[slot]
-            if wide is not NotImplemented:
+            if wide is not _NOT_CACHED:
                 return wide
     key = (descr.type_num, _dict_key(k_lo), _dict_key(k_hi), _dict_key(dtype))
     if key in _WIDER_LOOP:
