@@ -56,6 +56,16 @@ def _new_results(x, count):
     return time.perf_counter() - t0
 
 
+#: the pauses of the cases, in seconds: a loop's other work (shorter than a
+#: helper's spin), a pause that outlasts the spin, one that a huge call's
+#: helpers sleep through
+WORK_S, PAUSE_S, LONG_PAUSE_S = 0.001, 0.02, 0.05
+
+
+def _ms(seconds):
+    return f"{seconds * 1000:g} ms"
+
+
 def _cases(rng):
     """(mechanism, the case in words, a function timing it once)."""
     least = rng.normal(size=MiB // 4).astype(np.float32)              # the smallest split call
@@ -67,16 +77,16 @@ def _cases(rng):
     huge_out = np.empty_like(huge)
     image = rng.normal(size=(2160, 3840)).astype(np.float64)          # a 4K float64 image
     return [
-        ("spin", "a loop of 4 MiB calls, 1 ms of other work between them",
-         lambda: _calls(small, small_out, 24, 0.001)),
-        ("late_join", "one 256 MiB call after a 50 ms pause",
-         lambda: _calls(huge, huge_out, 2, 0.05)),
-        ("wake_rule", "1 MiB calls (the smallest split), each after a 20 ms pause",
-         lambda: _calls(least, least_out, 12, 0.02)),
-        ("steer", "bursts of 8 back-to-back 4 MiB calls, 20 ms pauses between",
-         lambda: _bursts(small, small_out, 4, 8, 0.02)),
-        ("probe", "a 64 MiB call into a new out (fresh pages) after a 50 ms pause",
-         lambda: _calls(large, None, 3, 0.05, new_out=True)),
+        ("spin", f"a loop of 4 MiB calls, {_ms(WORK_S)} of other work between them",
+         lambda: _calls(small, small_out, 24, WORK_S)),
+        ("late_join", f"one 256 MiB call after a {_ms(LONG_PAUSE_S)} pause",
+         lambda: _calls(huge, huge_out, 2, LONG_PAUSE_S)),
+        ("wake_rule", f"1 MiB calls (the smallest split), each after a {_ms(PAUSE_S)} pause",
+         lambda: _calls(least, least_out, 12, PAUSE_S)),
+        ("steer", f"bursts of 8 back-to-back 4 MiB calls, {_ms(PAUSE_S)} pauses between",
+         lambda: _bursts(small, small_out, 4, 8, PAUSE_S)),
+        ("probe", f"a 64 MiB call into a new out (fresh pages) after a {_ms(LONG_PAUSE_S)} pause",
+         lambda: _calls(large, None, 3, LONG_PAUSE_S, new_out=True)),
         ("reuse", "a loop of new results of a 4K float64 image (66 MB), no out",
          lambda: _new_results(image, 8)),
     ]
