@@ -429,8 +429,10 @@ static int fc_pool_helpers(void) { return fc_pool.helpers; }
 static npy_intp fc_pool_helper_chunks(void) { return __atomic_load_n(&fc_pool.helper_chunks, __ATOMIC_RELAXED); }
 static unsigned long fc_pool_wakeups(void) { return fc_load_ulong(&fc_pool.pokes); }
 #else
-static void fc_pool_set_modes(int modes) { (void)modes; }
-static inline int fc_pool_modes(void) { return 0; }
+/* no pool: the switches are kept (pool_modes reads them back) and switch nothing */
+static int fc_pool_modes_word = 0;
+static void fc_pool_set_modes(int modes) { fc_store_int(&fc_pool_modes_word, modes); }
+static inline int fc_pool_modes(void) { return fc_load_int(&fc_pool_modes_word); }
 static void *fc_pool_hint_address(void) { return NULL; }
 static int fc_pool_helpers(void) { return 0; }
 static npy_intp fc_pool_helper_chunks(void) { return 0; }

@@ -296,7 +296,7 @@ def test_without_the_spin_helpers_sleep_as_soon_as_a_call_ends():
         out = np.empty_like(a)
         for _ in range(3):
             fastclip.clip(a, -0.5, 0.5, out=out)
-        time.sleep(0.002)
+        time.sleep(0.8 * _ufunc.SPIN_S)     # within the spin, with time to fall asleep without it
         before = _ufunc._for_tests("pool")[1]
         fastclip.clip(a, -0.5, 0.5, out=out)
         assert _ufunc._for_tests("pool")[1] == before

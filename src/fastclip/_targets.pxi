@@ -81,6 +81,8 @@ HAVE_THREAD_POOL = bool(FC_POOL)
 #: outlasted the one before (csrc/parallel.h, fc_burst_wants_helpers)
 WAKE_AHEAD_S = FC_WAKE_AHEAD_NS * 1e-9
 WAKE_WORTH_S = FC_WAKE_WORTH_NS * 1e-9
+#: how long a helper spins for the next job before it sleeps, in seconds
+SPIN_S = FC_SPIN_NS * 1e-9
 
 
 def _test_pool():

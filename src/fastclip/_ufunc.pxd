@@ -41,6 +41,7 @@ cdef extern from "parallel.h":
     npy_intp fc_pool_helper_chunks() noexcept nogil
     unsigned long fc_pool_wakeups() noexcept nogil
     long FC_WAKE_AHEAD_NS
+    long FC_SPIN_NS
     long FC_WAKE_WORTH_NS
 
 cdef extern from "walk.h":
