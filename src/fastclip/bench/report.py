@@ -156,8 +156,9 @@ def pool_table(report):
                  f"{report['pool'][0]['threads']} threads (a case's calls, medians)",
                  ["mechanism", "case", "on", "off", "off/on"], rows,
                  "off/on: the case's time without the mechanism over its time with it (above 1: "
-                 "what it buys); in brackets, its 10th to 90th percentile case by case. "
-                 "float32 out= but where said; the reasons: csrc/parallel.h, csrc/pool.h.")
+                 "what it buys); in brackets, its 10th to 90th percentile case by case. The "
+                 "calls are float32 into an out= unless the case says otherwise; each "
+                 "mechanism's reason: docs/threads.rst, csrc/parallel.h, csrc/pool.h.")
 
 
 def programs_table(report):
