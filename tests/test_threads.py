@@ -1,6 +1,7 @@
 """Threads: results are the same whatever the thread count, the GIL is
 released, and the rule that stops threads from multiplying holds."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -281,6 +282,18 @@ def test_each_mechanism_off_gives_the_same_bits(mechanism):
         _threads._apply()
 
 
+@contextlib.contextmanager
+def _two_threads_without(mechanism):
+    """Two threads, and the pool without one mechanism, restored after."""
+    fastclip.set_num_threads(2)
+    _ufunc.pool_modes(**{mechanism: False})
+    try:
+        yield
+    finally:
+        _ufunc.pool_modes(**{mechanism: True})
+        _threads._apply()
+
+
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
                     reason="no helper threads of fastclip's own, or one CPU")
 @pytest.mark.thread_unsafe(reason="counts the helpers' chunks")
@@ -289,9 +302,7 @@ def test_without_the_spin_helpers_sleep_as_soon_as_a_call_ends():
     spinning, and they would join the next call; without the spin they are
     asleep by then, and the call runs on the caller alone."""
     import time
-    fastclip.set_num_threads(2)
-    _ufunc.pool_modes(spin=False)
-    try:
+    with _two_threads_without("spin"):
         a = np.random.default_rng(1).normal(size=1 << 20).astype(np.float32)
         out = np.empty_like(a)
         for _ in range(3):
@@ -301,9 +312,6 @@ def test_without_the_spin_helpers_sleep_as_soon_as_a_call_ends():
         fastclip.clip(a, -0.5, 0.5, out=out)
         assert _ufunc._for_tests("pool")[1] == before
         assert_same(out, np.clip(a, -0.5, 0.5))
-    finally:
-        _ufunc.pool_modes(spin=True)
-        _threads._apply()
 
 
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
@@ -314,9 +322,7 @@ def test_without_the_wake_rule_every_split_call_wakes_the_helpers():
     wakes no helper under the rule, wakes them at its end without it (and
     still runs on the caller alone)."""
     import time
-    fastclip.set_num_threads(2)
-    _ufunc.pool_modes(wake_rule=False)
-    try:
+    with _two_threads_without("wake_rule"):
         a = np.random.default_rng(1).normal(size=1 << 20).astype(np.float32)
         out = np.empty_like(a)
         fastclip.clip(a, -0.5, 0.5, out=out)       # helpers exist
@@ -325,9 +331,6 @@ def test_without_the_wake_rule_every_split_call_wakes_the_helpers():
         fastclip.clip(a, -0.5, 0.5, out=out)
         assert _ufunc._for_tests("pool")[1:] == (chunks, wakeups + 1)
         assert_same(out, np.clip(a, -0.5, 0.5))
-    finally:
-        _ufunc.pool_modes(wake_rule=True)
-        _threads._apply()
 
 
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
@@ -338,9 +341,7 @@ def test_without_the_late_join_a_huge_call_wakes_no_helper_at_its_start():
     its start, which join it if they wake in time; without the late join it
     is the caller's alone."""
     import time
-    fastclip.set_num_threads(2)
-    _ufunc.pool_modes(late_join=False)
-    try:
+    with _two_threads_without("late_join"):
         a = np.full(32 << 20, 2.0, np.float32)     # 128 MiB
         fastclip.clip(a, -0.5, 0.5, out=a)          # helpers exist
         time.sleep(0.1)
@@ -348,9 +349,6 @@ def test_without_the_late_join_a_huge_call_wakes_no_helper_at_its_start():
         fastclip.clip(a, -0.25, 0.25, out=a)
         assert _ufunc._for_tests("pool")[1] == chunks
         assert (a == np.float32(0.25)).all()
-    finally:
-        _ufunc.pool_modes(late_join=True)
-        _threads._apply()
 
 
 #: csrc/parallel.h FC_WAKE_AHEAD_NS and FC_WAKE_WORTH_NS, in seconds, as built
