@@ -176,7 +176,7 @@ def masks(n, rng):
 @pytest.mark.parametrize("src,dst", PAIRS, ids=IDS)
 def test_where_into_every_pair_is_fused_and_exact(src, dst):
     """where= into an out of another dtype: the fused loop and the mask's
-    blend in one pass (_convert with where), out written only where the mask
+    blend in one pass (_convert_into with where), out written only where the mask
     is set, as np.clip(..., out=, where=)."""
     rng = np.random.default_rng(13)
     x = sources(src, rng)

@@ -192,15 +192,18 @@ cdef int _conversion_allowed(int k, cnp.dtype src, cnp.dtype dst, object casting
 
 cdef object _convert_route(ndarray a, object a_min, object a_max, ndarray out, dict kwargs):
     """An out of another dtype (keywords: casting=, where=): clip and convert
-    in one pass (_convert); without where=, a pair _convert does not fuse by
-    _into_other_dtype."""
+    in one pass (_convert_into); without where=, a call the fused loop does
+    not take by _into_other_dtype. Else NumPy's argument rules
+    (_ndarray_route)."""
     casting = kwargs.get("casting", "same_kind")
     if "where" in kwargs:
-        return _convert(a, a_min, a_max, out, casting, kwargs["where"])
-    result = _convert(a, a_min, a_max, out, casting)
-    if result is NotImplemented:
+        if _convert_into(a, a_min, a_max, out, casting, kwargs["where"]):
+            return out
+    elif _convert_into(a, a_min, a_max, out, casting):
+        return out
+    elif _into_other_takes(a, a_min, a_max, out, casting):
         return _into_other_dtype(a, a_min, a_max, out, casting)
-    return result
+    return _ndarray_route(a, a_min, a_max, out, kwargs)
 
 
 cdef struct Conversion:
@@ -261,13 +264,14 @@ cdef const unsigned char *_conversion_mask(object where, ndarray a, ndarray out)
     return <const unsigned char *>pm
 
 
-cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object casting,
-                     object where=None):
+cdef bint _convert_into(ndarray a, object a_min, object a_max, ndarray out, object casting,
+                        object where=None) except -1:
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
-    dtype, in one pass (csrc/convert.h), where the fused loop takes the call
-    (_conversion_of) and meets no NaN in a; else NotImplemented (NumPy's clip
-    and cast). With where (not None), the same with where=where, the mask as
-    _conversion_mask takes it: out written only where it is set."""
+    dtype, in one pass (csrc/convert.h): whether it wrote out, which it does
+    where the fused loop takes the call (_conversion_of) and meets no NaN in
+    a (NumPy's clip and cast rewrite every element then). With where (not
+    None), the same with where=where, the mask as _conversion_mask takes it:
+    out written only where it is set."""
     cdef Conversion c
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef const char *px = <const char *>cnp.PyArray_DATA(a)
@@ -275,11 +279,11 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     cdef const unsigned char *pm = NULL
     cdef int nan
     if not _conversion_of(&c, a, a_min, a_max, out, casting):
-        return NotImplemented
+        return False
     if where is not None:
         pm = _conversion_mask(where, a, out)
         if pm == NULL:
-            return NotImplemented
+            return False
         if n < GIL_RELEASE_THRESHOLD:
             nan = CONVERT.run_masked(c.k, px, po, pm, n, &c.lo_buf, &c.hi_buf)
         else:
@@ -290,9 +294,7 @@ cdef object _convert(ndarray a, object a_min, object a_max, ndarray out, object 
     else:
         with nogil:
             nan = CONVERT.run(c.k, px, po, n, &c.lo_buf, &c.hi_buf)
-    if nan:
-        return NotImplemented                   # NumPy rewrites every element
-    return out
+    return not nan
 
 
 #: (a's type number, out's, casting) -> whether np.can_cast(a, out, casting)
@@ -301,39 +303,52 @@ cdef dict _SAFE_WIDENING = {}
 
 
 cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out,
-                              object casting, bint ufunc_after=True):
+                              object casting):
     """np.clip(a, a_min, a_max, out=out) with out of a dtype pair that
-    _convert does not fuse, and scalar bounds the fast path takes. NumPy
-    picks the loop from the inputs alone (outputs take no part in its
-    dispatch unless signature= names them), clips in a's dtype and casts into
-    out. A widening that casting allows: the fast path into a new array, then
-    np.copyto. Any other pair: fastclip's ufunc, without _ndarray_call's argument
-    rules, which these bounds do not need and which cost more than the call
-    (not ufunc_after: NotImplemented instead, for _one_sided)."""
-    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef unsigned long long buf = 0
-    cdef int row = ROW_BY_TYPENUM[descr.type_num] if 0 <= descr.type_num < 512 else -1
-    if not (row >= 0 and descr.type_num != (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
-            and not ROW_ML[row]
-            and _bound_to_c(row, a_min, &buf) and _bound_to_c(row, a_max, &buf)
-            # a casting NumPy refuses: its error, its way
-            and _casting_code(casting) >= 0
-            # a bound NumPy drops: np.minimum/maximum, their errors
-            and not _drops_int_bound(row, a_min, a_max)):
-        return NotImplemented
-    if _can_widen_into(a, out, casting):
-        clipped = _fast(a, a_min, a_max, None)
-        # a 0-d a clips to a NumPy scalar, not an array: the ufunc's call
-        if type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row):
-            return out
-    if not ufunc_after:
-        return NotImplemented
+    _convert_into does not fuse, and scalar bounds the fast path takes
+    (_into_other_takes). NumPy picks the loop from the inputs alone (outputs
+    take no part in its dispatch unless signature= names them), clips in a's
+    dtype and casts into out. A widening that casting allows:
+    _clipped_then_widened_into. Any other pair: fastclip's ufunc, without
+    _ndarray_call's argument rules, which these bounds do not need and which
+    cost more than the call."""
+    if _clipped_then_widened_into(a, a_min, a_max, out, casting):
+        return out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
     except TypeError:
         # as _ndarray_route: NumPy's _wrapfunc calls again after a TypeError,
         # which raises it again (and repeats any warning)
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
+
+
+cdef bint _into_other_takes(ndarray a, object a_min, object a_max, ndarray out,
+                            object casting) except -1:
+    """Whether _into_other_dtype takes the call: a's row a kernel one (not
+    ml_dtypes'), out of another dtype, both bounds into a's type exactly, a
+    casting that names a rule (else NumPy's error, its way), and no bound
+    NumPy drops (np.minimum/maximum, their errors)."""
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    cdef unsigned long long buf = 0
+    cdef int row = ROW_BY_TYPENUM[descr.type_num] if 0 <= descr.type_num < 512 else -1
+    return (row >= 0 and descr.type_num != (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
+            and not ROW_ML[row]
+            and _bound_to_c(row, a_min, &buf) and _bound_to_c(row, a_max, &buf)
+            and _casting_code(casting) >= 0
+            and not _drops_int_bound(row, a_min, a_max))
+
+
+cdef bint _clipped_then_widened_into(ndarray a, object a_min, object a_max, ndarray out,
+                                     object casting) except -1:
+    """For a call _into_other_takes, into an out whose dtype a widens into
+    safely (_can_widen_into): the fast path into a new array, then
+    np.copyto; whether it wrote out (not for a 0-d a, which clips to a NumPy
+    scalar, nor a signaling NaN: _widen_into)."""
+    cdef int row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]
+    if not _can_widen_into(a, out, casting):
+        return False
+    clipped = _fast(a, a_min, a_max, None)
+    return type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row)
 
 
 cdef bint _can_widen_into(ndarray a, ndarray out, object casting) except -1:

@@ -37,15 +37,12 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
             # fused loop over the range's ends does in one pass where NumPy's
             # positive runs its loop into a buffer, then casts
             lo, hi = <tuple>ROW_INT_RANGE[row]
-            result = _convert(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind"))
-            if result is not NotImplemented:
-                return result
+            if _convert_into(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind")):
+                return out
         return _umath.positive(a, out=out, **kwargs)
     if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (
             len(kwargs) == 1 and "casting" in kwargs)):
-        result = _one_sided(a, row, a_min, a_max, out, kwargs.get("casting") if kwargs else None)
-        if result is not NotImplemented:
-            return result
+        return _one_sided(a, row, a_min, a_max, out, kwargs)
     if a_min is None:
         return _umath.minimum(a, a_max, out=out, **kwargs)
     if a_max is None:
@@ -53,15 +50,13 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
     if row >= 0 and _operand_has_loop(a_min) and _operand_has_loop(a_max):
         if out is None and (not kwargs or (len(kwargs) == 1 and "dtype" in kwargs)):
             # an ml_dtypes x here does not keep its dtype: a wider loop or NumPy's
-            result = _widened(a, a_min, a_max, kwargs.get("dtype"), None)
+            result = _widened(a, a_min, a_max, kwargs.get("dtype"))
             if result is not NotImplemented:
                 return result
         elif not ROW_ML[row] and type(out) is ndarray and (not kwargs or (
                 len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
-            result = _widened(a, a_min, a_max, None, <ndarray>out,
-                              kwargs.get("casting", "same_kind"))
-            if result is not NotImplemented:
-                return result
+            if _widened_into(a, a_min, a_max, <ndarray>out, kwargs.get("casting", "same_kind")):
+                return out
         if not ROW_ML[row]:
             return clip_ufunc(a, a_min, a_max, out=out, **kwargs)
     return _umath.clip(a, a_min, a_max, out=out, **kwargs)

@@ -33,42 +33,65 @@ cdef enum OneSidedWay:
 
 
 cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object out,
-                       object casting):
-    """np.clip with one bound None, which NumPy runs as np.maximum(a, a_min)
-    or np.minimum(a, a_max) (numpy/_core/_methods.py::_clip): clip's own
-    routes with the missing bound at the end of the range, where that gives
-    np.maximum's bits (_one_sided_way: the rules are in this file's header):
-    the fast path, and for a scalar bound the fused conversion into an out
-    of another dtype and the wider loops (an integer x with a float bound: a
-    float64 result). Else NotImplemented (NumPy's ufunc)."""
+                       dict kwargs):
+    """np.clip with one bound None (kwargs: casting= at most), which NumPy
+    runs as np.maximum(a, a_min) or np.minimum(a, a_max)
+    (numpy/_core/_methods.py::_clip): clip's own loops with the missing bound
+    at the end of the range, where that gives np.maximum's bits
+    (_one_sided_way: the rules are in this file's header). x's own loop (the
+    fast path) where NumPy's loop is x's too, out of x's dtype; where the
+    bound does not convert into x's type exactly (a NumPy scalar bound of
+    another type, a float one on an integer x) or out is of another dtype,
+    a wider loop or the conversion into out (_one_sided_wider); a zero or NaN bound, TIES_TO_BOUND's loop
+    (_ties_to_bound_into). NumPy's ufunc (_one_sided_numpy) for any other
+    call and where the loop declines."""
     cdef int kind = ROW_KIND[row], src = -1, way
     cdef bint lower = a_max is None
+    cdef unsigned long long buf = 0
     cdef type tb
+    casting = kwargs.get("casting") if kwargs else None
     bound = a_min if lower else a_max
     tb = type(bound)
     if tb is not int and tb is not float:
         src = SCALAR_ROWS.get(tb, -1)
     way = _one_sided_way(row, bound, tb, src)
     if way == ONE_SIDED_NUMPY:
-        return NotImplemented
+        return _one_sided_numpy(a, bound, lower, out, kwargs)
     if way == ONE_SIDED_TIES:
-        return _ties_to_bound_into(a, row, bound, lower, out, casting)
+        return _ties_to_bound_into(a, row, bound, lower, out, kwargs)
     if way == ONE_SIDED_ARRAY:
-        # (the fast path refuses what its loop is not)
         end = (<tuple>ROW_INT_RANGE[row])[1 if lower else 0]
-        return _one_sided_fast(a, bound, end, lower, out, casting)
-    end = _integer_end(row, bound, tb, src, lower) if kind == KIND_INT else (_INF if lower else -_INF)
-    result = _one_sided_fast(a, bound, end, lower, out, casting)
-    if result is not NotImplemented or not _operand_has_loop(bound):
-        return result
-    if tb is int and kind == KIND_INT and ((bound > end) if lower else (bound < end)):
-        return NotImplemented       # NumPy's OverflowError (the fast path refused it)
+    elif kind == KIND_INT:
+        end = _integer_end(row, bound, tb, src, lower)
+    else:
+        end = _INF if lower else -_INF
+    if ((casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+            and (way == ONE_SIDED_ARRAY or _out_of_a_dtype(a, out))):
+        # x's own loop (the fast path, which refuses what its loop is not)
+        result = _fast(a, bound, end, out) if lower else _fast(a, end, bound, out)
+        if result is not NotImplemented:
+            return result
+        if way == ONE_SIDED_ARRAY or _bound_to_c(row, bound, &buf):
+            # x's own loop is NumPy's: the fast path declined a layout
+            return _one_sided_numpy(a, bound, lower, out, kwargs)
+    if (way == ONE_SIDED_ARRAY or not _operand_has_loop(bound)
+            # NumPy's OverflowError
+            or (tb is int and kind == KIND_INT and ((bound > end) if lower else (bound < end)))):
+        return _one_sided_numpy(a, bound, lower, out, kwargs)
     # a loop wider than x's: a NumPy scalar bound, or a float one on an
     # integer x (NEP 50: a Python number takes x's own type otherwise); not
     # tried where there is none (float32 x with a Python float bound into
     # float16, which goes to NumPy: the try would only add to a small call)
-    return _one_sided_wider(a, row, bound, end, lower, src >= 0 or (kind == KIND_INT and tb is float),
-                            out, casting)
+    return _one_sided_wider(a, row, bound, end, lower,
+                            src >= 0 or (kind == KIND_INT and tb is float), out, kwargs)
+
+
+cdef object _one_sided_numpy(ndarray a, object bound, bint lower, object out, dict kwargs):
+    """NumPy's way: np.maximum(a, a_min) or np.minimum(a, a_max), as _clip
+    calls them."""
+    if lower:
+        return _umath.maximum(a, bound, out=out, **kwargs)
+    return _umath.minimum(a, bound, out=out, **kwargs)
 
 
 cdef inline int _one_sided_way(int row, object bound, type tb, int src) except -1:
@@ -130,74 +153,79 @@ cdef object _integer_end(int row, object bound, type tb, int src, bint lower):
 
 
 cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint lower,
-                             bint wider, object out, object casting):
-    """_one_sided's routes past x's own loop, bound and end found: a wider
-    loop (wider: one exists) into a new result, or the conversion into an out
-    of another dtype, clip-then-cast into a wider one, the wider loops into
-    it; NotImplemented where none takes the call."""
+                             bint wider, object out, dict kwargs):
+    """_one_sided's loops past x's own, bound and end found: a wider loop
+    (wider: one exists) into a new result; into an out, the first that
+    takes it of the conversion (_convert_into), clip-then-cast into a wider
+    dtype (a safe cast, which _into_other_dtype's route needs, widens) and
+    the wider loops. Else NumPy's ufunc."""
+    casting = kwargs.get("casting") if kwargs else None
     lo, hi = (bound, end) if lower else (end, bound)
     if out is None:
-        return _widened(a, lo, hi, None, None) if casting is None and wider else NotImplemented
-    if type(out) is not ndarray:
-        return NotImplemented
-    if casting is None:
-        casting = "same_kind"
-    result = _convert(a, lo, hi, <ndarray>out, casting)
-    if result is NotImplemented and (cnp.PyArray_ITEMSIZE(<ndarray>out)
-                                     > cnp.PyArray_ITEMSIZE(a)):
-        # (a safe cast, which _into_other_dtype's route needs, widens)
-        result = _into_other_dtype(a, lo, hi, <ndarray>out, casting, False)
-    if result is NotImplemented and wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS:
-        result = _widened(a, lo, hi, None, <ndarray>out, casting)
-    return result
+        if casting is None and wider:
+            result = _widened(a, lo, hi, None)
+            if result is not NotImplemented:
+                return result
+    elif type(out) is ndarray:
+        if casting is None:
+            casting = "same_kind"
+        if (_convert_into(a, lo, hi, <ndarray>out, casting)
+                or (cnp.PyArray_ITEMSIZE(<ndarray>out) > cnp.PyArray_ITEMSIZE(a)
+                    and _into_other_takes(a, lo, hi, <ndarray>out, casting)
+                    and _clipped_then_widened_into(a, lo, hi, <ndarray>out, casting))
+                or (wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS
+                    and _widened_into(a, lo, hi, <ndarray>out, casting))):
+            return out
+    return _one_sided_numpy(a, bound, lower, out, kwargs)
 
 
 cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, object out,
-                                object casting):
-    """_ties_to_bound, and for an out of a wider dtype (a safe cast that
-    casting allows) its result in x's dtype widened into out: NumPy's
-    np.maximum(x, 0, out=out) runs its loop in x's dtype and casts, which the
-    fused conversions cannot follow (they keep x on a -0.0/+0.0 tie); NumPy's
-    own route there is a loop and a buffered cast."""
-    result = _ties_to_bound(a, row, bound, lower, out, casting)
-    if (result is NotImplemented and type(out) is ndarray
-            and cnp.PyArray_ITEMSIZE(<ndarray>out) < cnp.PyArray_ITEMSIZE(a)):
-        return _narrowed_past_the_tie(a, row, bound, lower, <ndarray>out, casting)
-    if (result is NotImplemented and type(out) is ndarray
-            and (casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
-            and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)):
-        clipped = _ties_to_bound(a, row, bound, lower, None, casting)
-        if clipped is not NotImplemented and _widen_into(<ndarray>out, <ndarray>clipped, row):
-            return out
-    return result
-
-
-cdef object _ties_to_bound(ndarray a, int row, object bound, bint lower, object out,
-                           object casting):
+                                dict kwargs):
     """_one_sided's call with a float32/float64 bound in x's own loop that is
     zero or NaN there (clip(x, 0, None), common), where the fast path's
     scalar-bound rule keeps x on a -0.0/+0.0 tie and np.maximum returns the
     bound: TIES_TO_BOUND's loop, the per-element rule with both bounds
     scalars, where NumPy's np.maximum/np.minimum follow that rule (probed:
-    _TIES_TO_BOUND_OK), over a contiguous x into a new result of its layout
-    or an out of its dtype and layout (or x itself). One thread. Else
-    NotImplemented."""
-    cdef unsigned long long b_buf = 0, e_buf = 0
+    _TIES_TO_BOUND_OK), into a new result or an out of x's dtype
+    (_ties_to_bound_takes). One thread. Into an out narrower than x,
+    _narrowed_past_the_tie; into a wider one (a safe cast that casting
+    allows), its result in x's dtype widened into out: NumPy's
+    np.maximum(x, 0, out=out) runs its loop in x's dtype and casts, which the
+    fused conversions cannot follow (they keep x on a -0.0/+0.0 tie); NumPy's
+    own route there is a loop and a buffered cast. Else NumPy's ufunc."""
     cdef fc_span_t loop = TIES_TO_BOUND[row]
-    cdef ndarray res
-    cdef npy_intp n
-    if not (_ties_to_bound_takes(loop, a, out, casting)
-            and _bound_to_c(row, bound, &b_buf)
-            and _bound_to_c(row, _INF if lower else -_INF, &e_buf)):
-        return NotImplemented
-    res = _new_result(a, <cnp.dtype>cnp.PyArray_DESCR(a)) if out is None else <ndarray>out
-    n = cnp.PyArray_SIZE(a)
+    cdef unsigned long long b_buf = 0, e_buf = 0
+    casting = kwargs.get("casting") if kwargs else None
+    if not (_bound_to_c(row, bound, &b_buf) and _bound_to_c(row, _INF if lower else -_INF, &e_buf)):
+        return _one_sided_numpy(a, bound, lower, out, kwargs)
+    if _ties_to_bound_takes(loop, a, out, casting):
+        res = _new_result(a, <cnp.dtype>cnp.PyArray_DESCR(a)) if out is None else out
+        _ties_to_bound(loop, a, <ndarray>res, lower, &b_buf, &e_buf)
+        return res
+    if type(out) is ndarray:
+        if cnp.PyArray_ITEMSIZE(<ndarray>out) < cnp.PyArray_ITEMSIZE(a):
+            if _narrowed_past_the_tie(a, row, bound, lower, <ndarray>out, casting):
+                return out
+        elif ((casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+                and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)
+                and _ties_to_bound_takes(loop, a, None, casting)):
+            res = _new_result(a, <cnp.dtype>cnp.PyArray_DESCR(a))
+            _ties_to_bound(loop, a, <ndarray>res, lower, &b_buf, &e_buf)
+            if _widen_into(<ndarray>out, <ndarray>res, row):
+                return out
+    return _one_sided_numpy(a, bound, lower, out, kwargs)
+
+
+cdef void _ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint lower,
+                         const unsigned long long *bound, const unsigned long long *end) noexcept:
+    """TIES_TO_BOUND's loop over a into res, the bound and the range's end
+    (as C values of a's type) below or above."""
+    cdef npy_intp n = cnp.PyArray_SIZE(a)
     if n < GIL_RELEASE_THRESHOLD:
-        _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
+        _run_ties_to_bound(loop, a, res, lower, bound, end, n)
     else:
         with nogil:
-            _run_ties_to_bound(loop, a, res, lower, &b_buf, &e_buf, n)
-    return res
+            _run_ties_to_bound(loop, a, res, lower, bound, end, n)
 
 
 cdef inline bint _ties_to_bound_takes(fc_span_t loop, ndarray a, object out, object casting) noexcept:
@@ -235,11 +263,11 @@ for _i, _row in enumerate(DTYPES):
                               if _row.kind == "float" else 0.0)
 
 
-cdef object _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower, ndarray out,
-                                   object casting):
+cdef bint _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower, ndarray out,
+                                 object casting) except -1:
     """_ties_to_bound_into's call with an out narrower than x (float64 into
     float32: np.maximum(x, 0, out=float32)) by the fused conversion
-    (_convert), whose clip keeps x on a tie where np.maximum returns the
+    (_convert_into), whose clip keeps x on a tie where np.maximum returns the
     bound. A bound of +0.0 below (or -0.0 above) becomes the smallest
     subnormal of its sign: the zeros of x then come out that bound's zero
     where NumPy's do, and every value between it and the bound (that
@@ -248,18 +276,17 @@ cdef object _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower,
     integer's zero has no sign), so every element has NumPy's bits. NumPy's
     cast of those zeros raises no underflow flag; the subnormal's conversion
     does, so this runs only where underflow is ignored, as MAY_UNDERFLOW's
-    loops do (_convert). -0.0 below or +0.0 above would need the other
+    loops do (_convert_into). -0.0 below or +0.0 above would need the other
     zero: NumPy's route. A bound that is not zero ties only with its own
-    value, alike either way."""
+    value, alike either way. Whether it wrote out."""
     cdef double b = float(bound)
-    if b != b:
-        return NotImplemented
+    if b != b or (b == 0.0 and ((copysign(1.0, b) < 0.0) == lower
+                                or SMALLEST_SUBNORMAL[row] == 0.0)):
+        return False
     if b == 0.0:
-        if (copysign(1.0, b) < 0.0) == lower or SMALLEST_SUBNORMAL[row] == 0.0:
-            return NotImplemented
         b = SMALLEST_SUBNORMAL[row] if lower else -SMALLEST_SUBNORMAL[row]
-    return _convert(a, b if lower else -_INF, _INF if lower else b, out,
-                    "same_kind" if casting is None else casting)
+    return _convert_into(a, b if lower else -_INF, _INF if lower else b, out,
+                         "same_kind" if casting is None else casting)
 
 
 cdef inline void _run_ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint lower,
@@ -271,17 +298,6 @@ cdef inline void _run_ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint
         loop(<const char *>cnp.PyArray_DATA(a), <const char *>end, <const char *>bound,
              <char *>cnp.PyArray_DATA(res), n)
     fc_clear_fpstatus()      # a signaling NaN's compare: NumPy's maximum warns of none
-
-
-cdef inline object _one_sided_fast(ndarray a, object bound, object end, bint lower, object out,
-                                   object casting):
-    """_one_sided's fast path: as clip() takes it for two bounds (a casting
-    under which a Python number converts to any dtype, out of a's dtype)."""
-    if casting is not None and not (type(casting) is str and casting in _CASTS_ANY_SCALAR):
-        return NotImplemented
-    if lower:
-        return _fast(a, bound, end, out)
-    return _fast(a, end, bound, out)
 
 
 #: 1 where np.maximum and np.minimum with a scalar bound return a NaN x's own

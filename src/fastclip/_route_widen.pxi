@@ -62,8 +62,7 @@ cdef bint _zero_or_nan(object v, bint int_source):
 _WIDENING_CASTINGS = frozenset(("safe", "same_kind", "unsafe"))
 
 
-cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarray out,
-                     object casting="same_kind"):
+cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
     float64, a float16 or bfloat16 x with float32 array bounds. NumPy casts x
@@ -71,44 +70,66 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype, ndarra
     into a new array of np.clip's layout. Scalar bounds: cast and clipped in
     one pass (csrc/widen.h) where a and the result are contiguous, else cast
     by np.copyto (a safe cast: exact, or int64 into float64 rounded as NumPy
-    rounds it) and clipped by the fast path in place; with out (of exactly
-    the loop's dtype, laid out like the result would be, apart from a), into
-    out. Array bounds: see _widened_by_array_bounds. NotImplemented for
-    anything else."""
+    rounds it) and clipped by the fast path in place. Array bounds:
+    _widened_by_array_bounds. Into an out: _widened_into. Declines where the
+    wider loop is not NumPy's (_scalar_bounds_wide_loop,
+    _array_bounds_wide_loop) or the cast met a signaling NaN."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row
-    cdef bint whole = cnp.PyArray_NDIM(a) != 0 and cnp.PyArray_ISNBO(descr.byteorder)
+    cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row, done
     k_lo, k_hi = _bound_key(a_min), _bound_key(a_max)
-    if whole and (k_lo is None or k_hi is None) and out is None and dtype is None:
-        return _widened_by_array_bounds(a, a_min, a_max)
-    wide = (_scalar_bounds_wide_loop(a, row, k_lo, k_hi, a_min, a_max, dtype)
-            if whole and k_lo is not None and k_hi is not None else None)
-    if wide is None or (out is not None and not _widened_out_takes(a, out)):
-        return NotImplemented
+    if ((k_lo is None or k_hi is None) and dtype is None and cnp.PyArray_NDIM(a) != 0
+            and cnp.PyArray_ISNBO(descr.byteorder)):
+        wide = _array_bounds_wide_loop(a, a_min, a_max)
+        if wide is not None:
+            result = _new_result(a, <cnp.dtype>wide)
+            if _widened_by_array_bounds(a, a_min, a_max, <ndarray>result):
+                return result
+    else:
+        wide = _scalar_bounds_wide_loop(a, row, k_lo, k_hi, a_min, a_max, dtype)
+        if wide is not None:
+            wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
+            a_min = _as_wide_bound(a_min, wide, wide_row)
+            a_max = _as_wide_bound(a_max, wide, wide_row)
+            result = _new_result(a, <cnp.dtype>wide)
+            done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
+            # not contiguous: np.copyto, then the fast path in place; not for
+            # an ml_dtypes x, whose cast's floating-point flags are ml_dtypes' own
+            if done == 1 or (done == 0 and not ROW_ML[row]
+                             and _widen_into(<ndarray>result, a, row)
+                             and _kernel_into(<ndarray>result, a_min, a_max, <ndarray>result)):
+                return result
+    return NotImplemented
+
+
+cdef bint _widened_into(ndarray a, object a_min, object a_max, ndarray out,
+                        object casting) except -1:
+    """_widened's call with scalar bounds into out, of exactly the loop's
+    dtype (laid out like the result would be, apart from a: _widened_out_takes)
+    or of a third one (_widened_into_other): whether it wrote out."""
+    cdef int row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num], wide_row
+    wide = _scalar_bounds_wide_loop(a, row, _bound_key(a_min), _bound_key(a_max), a_min, a_max,
+                                    None)
+    if wide is None or not _widened_out_takes(a, out):
+        return False
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
     a_min = _as_wide_bound(a_min, wide, wide_row)
     a_max = _as_wide_bound(a_max, wide, wide_row)
-    if out is not None:
-        if not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(out), <cnp.dtype>wide):
-            return _widened_into_other(a, a_min, a_max, <cnp.dtype>wide, out, casting)
-        return out if _widen_and_clip(a, out, wide_row, a_min, a_max) == 1 else NotImplemented
-    result = _new_result(a, <cnp.dtype>wide)
-    done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
-    if done == 1:
-        return result
-    # no np.copyto for an ml_dtypes x: its cast's floating-point flags are ml_dtypes' own
-    if done == -1 or ROW_ML[row] or not _widen_into(<ndarray>result, a, row):
-        return NotImplemented
-    return _fast(<ndarray>result, a_min, a_max, result)
+    if not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(out), <cnp.dtype>wide):
+        return _widened_into_other(a, a_min, a_max, <cnp.dtype>wide, out, casting)
+    return _widen_and_clip(a, out, wide_row, a_min, a_max) == 1
 
 
-cdef inline object _scalar_bounds_wide_loop(ndarray a, int row, object k_lo, object k_hi, object a_min,
-                                     object a_max, object dtype):
+cdef inline object _scalar_bounds_wide_loop(ndarray a, int row, object k_lo, object k_hi,
+                                            object a_min, object a_max, object dtype):
     """The wider loop's dtype where _widened takes a call with scalar bounds
-    (their keys k_lo, k_hi: _bound_key), else None: one there is, the bounds
-    are no float zero or NaN where the loop is a float one (_zero_or_nan),
-    and a float x is contiguous or larger than SNAN_SCAN_MAX (a small strided
-    one is neither scanned for signaling NaNs nor worth np.errstate's cost)."""
+    (their keys k_lo, k_hi: _bound_key, None for an array), else None: a is
+    native and not 0-d, there is one, the bounds are no float zero or NaN
+    where the loop is a float one (_zero_or_nan), and a float x is
+    contiguous or larger than SNAN_SCAN_MAX (a small strided one is neither
+    scanned for signaling NaNs nor worth np.errstate's cost)."""
+    if (k_lo is None or k_hi is None or cnp.PyArray_NDIM(a) == 0
+            or not cnp.PyArray_ISNBO((<cnp.dtype>cnp.PyArray_DESCR(a)).byteorder)):
+        return None
     wide = _cached_wider_loop(<cnp.dtype>cnp.PyArray_DESCR(a), k_lo, k_hi, dtype)
     if wide is None:
         return None
@@ -131,8 +152,8 @@ cdef inline bint _widened_out_takes(ndarray a, ndarray out) noexcept:
             and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out))
 
 
-cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype wide,
-                                ndarray out, object casting):
+cdef bint _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype wide,
+                              ndarray out, object casting) except -1:
     """_widened's call with an out of a third dtype (a uint8 image with Python
     float bounds into float32: NumPy clips in float64, then casts into out):
     a's widening loop and the wide type's fused conversion into out's, in
@@ -141,8 +162,8 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     conversion into out (_integer_route), where a and out are contiguous in
     one memory order, NumPy lets the wide type cast into out (`casting`), and the bounds, in
     the wide type, convert inside out's range. The bounds are the wide
-    type's already (_widened). Else NotImplemented (NumPy's clip and cast,
-    which rewrite all of out)."""
+    type's already (_widened_into). Whether it wrote out (else NumPy's clip
+    and cast, which rewrite all of out)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_row, out_num, out_row = -1, k = -1
     cdef int widen = -1, fused, nan, direct
@@ -164,7 +185,7 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
             and _bound_to_c(wide_row, a_min, &lo_buf) and _bound_to_c(wide_row, a_max, &hi_buf)
             and CONVERT.in_range(widen, &lo_buf, &hi_buf)
             and CONVERT.in_range(k, &lo_buf, &hi_buf)):
-        return NotImplemented
+        return False
     direct = _integer_route(a_row, wide_row, out_row, &lo_buf, &hi_buf)
     if direct >= 0:
         widen, k, fused = -1, direct, direct
@@ -179,7 +200,7 @@ cdef object _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype
     else:
         with nogil:
             nan = _widen_into_out(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
-    return NotImplemented if nan else out
+    return not nan
 
 
 cdef int FLOAT32_ROW = ROW_BY_TYPENUM[np.dtype(np.float32).num]
@@ -232,30 +253,28 @@ cdef inline int _widen_into_out(int fused, int widen, int k, const char *px, cha
     return CONVERT.chain(widen, k, px, po, n, lo, hi)
 
 
-cdef object _widened_by_array_bounds(ndarray a, object a_min, object a_max):
+cdef bint _widened_by_array_bounds(ndarray a, object a_min, object a_max,
+                                   ndarray result) except -1:
     """np.clip(a, a_min, a_max) with an array bound, whose loop is of a
-    wider dtype than a's (float16 or bfloat16 x with a float32 array bound):
-    a cast exactly into a new array of the loop's dtype by its widening loop
-    (csrc/widen.h, with bounds that clip nothing), then clipped there in place, as
-    NumPy's iterator casts x and runs the loop. Taken only where both run
-    NumPy's per-element loop (an array bound spans a's innermost axis, so its
-    stride there is not 0, in NumPy's buffers as in the widened array) and
-    lay the result out alike (a C-contiguous, the array bounds too or of one
-    dimension, none broadcasting a to a larger shape), and whose NumPy
-    bounds are of the loop's dtype already (Python numbers beside them).
-    NotImplemented for anything else."""
-    cdef int wide_row
-    wide = _array_bounds_wide_loop(a, a_min, a_max)
-    if wide is None:
-        return NotImplemented
-    wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
-    result = _new_result(a, <cnp.dtype>wide)
-    whole = <tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT else _WHOLE_FLOAT_RANGE
-    if _widen_and_clip(a, <ndarray>result, wide_row, whole[0], whole[1]) != 1:
-        return NotImplemented           # a signaling NaN: NumPy's cast reports it
-    if _fast(<ndarray>result, a_min, a_max, result) is NotImplemented:
+    wider dtype than a's (float16 or bfloat16 x with a float32 array bound),
+    into result, a new array of that dtype: a cast exactly by its widening
+    loop (csrc/widen.h, with bounds that clip nothing), then clipped there in
+    place, as NumPy's iterator casts x and runs the loop. Whether it did
+    (not where the cast met a signaling NaN, which NumPy's cast reports).
+    Taken (_array_bounds_wide_loop) only where both run NumPy's per-element
+    loop (an array bound spans a's innermost axis, so its stride there is
+    not 0, in NumPy's buffers as in the widened array) and lay the result
+    out alike (a C-contiguous, the array bounds too or of one dimension,
+    none broadcasting a to a larger shape), and whose NumPy bounds are of
+    the loop's dtype already (Python numbers beside them)."""
+    cdef int wide_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(result)).type_num]
+    whole = (<tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT
+             else _WHOLE_FLOAT_RANGE)
+    if _widen_and_clip(a, result, wide_row, whole[0], whole[1]) != 1:
+        return False
+    if not _kernel_into(result, a_min, a_max, result):
         clip_ufunc(result, a_min, a_max, out=result)
-    return result
+    return True
 
 
 cdef object _array_bounds_wide_loop(ndarray a, object a_min, object a_max):

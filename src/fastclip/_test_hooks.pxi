@@ -8,9 +8,9 @@ def _for_tests(what, *args, **kwargs):
       whether the fused clip-and-convert route did the call (out written);
     - "widened" (a, a_min, a_max, out, casting="same_kind"): whether a wider
       loop's route wrote out itself;
-    - "fast" (a, a_min, a_max, out=None), "scalar" (a, a_min, a_max): that
-      route alone, its result or NotImplemented where the call goes another
-      way;
+    - "fast" (a, a_min, a_max, out=None), "scalar" (a, a_min, a_max): whether
+      that route's loop takes the call (_kernel_way, _scalar_row and the
+      bounds), not another way;
     - "pool" (): the thread pool's (helpers started, chunks they have done,
       wake-ups). Its modes (every split call waiting for its helpers, with
       chunks of any size; each mechanism off) are pool_modes' (_targets.pxi).
@@ -29,16 +29,22 @@ def _for_tests(what, *args, **kwargs):
 
 
 def _test_convert(a, a_min, a_max, out, casting="same_kind", where=None):
-    return _convert(a, a_min, a_max, out, casting, where) is out
+    return _convert_into(a, a_min, a_max, out, casting, where)
 
 
 def _test_widened(a, a_min, a_max, out, casting="same_kind"):
-    return _widened(a, a_min, a_max, None, out, casting) is out
+    return _widened_into(a, a_min, a_max, out, casting)
 
 
-def _test_fast(a, a_min, a_max, out=None):
-    return _fast(a, a_min, a_max, out)
+def _test_fast(ndarray a, a_min, a_max, out=None):
+    cdef FastBounds b
+    cdef const npy_intp *strides[FC_OPERANDS]
+    cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
+    return _kernel_way(&b, _kernel_row(a, descr, out), descr, a, a_min, a_max, out, None, None,
+                       strides) != KERNEL_DECLINED
 
 
 def _test_scalar(a, a_min, a_max):
-    return _scalar(a, a_min, a_max)
+    cdef unsigned long long x_buf = 0, lo_buf = 0, hi_buf = 0
+    cdef int row = _scalar_row(a, &x_buf)
+    return row >= 0 and _bound_to_c(row, a_min, &lo_buf) and _bound_to_c(row, a_max, &hi_buf)

@@ -82,10 +82,13 @@ cdef int _bounds_named_wrongly(object a_min, object a_max) except -1:
 
 # The routes of a call. _route_of names one from the operands' types, out's
 # dtype and the keywords, never their values; the route's function then runs
-# the call. A route whose loop cannot take the call exactly (a bound its
-# dtype cannot hold, an overlap, a NaN met while converting) returns
-# NotImplemented, and the call goes NumPy's way: _ndarray_route for an
-# ndarray, _other_call for anything else. docs/development.rst has the table.
+# the call: by its loop where that gives NumPy's result exactly, else NumPy's
+# way (_ndarray_route for an ndarray, _other_call for anything else). A loop
+# into a given out answers whether it wrote out (a bint, as _convert_into);
+# the two that make new results and serve several routes, the kernel
+# (_fast) and the wider loops (_widened), return it or decline with
+# NotImplemented (a bound its dtype cannot hold, an overlap, a NaN met while
+# casting). docs/development.rst has the table.
 cdef enum Route:
     ROUTE_KERNEL        # an ndarray into a new array or out of its dtype: _fast
     ROUTE_WHERE         # the same with where=: _fast with the mask
@@ -198,12 +201,12 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         result = _fast(<ndarray>a, a_min, a_max,
                        PyArray_NewLikeArray(<ndarray>a, cnp.NPY_CORDER, NULL, 0)
                        if out is None else out, kwargs["where"])
-    elif route == ROUTE_CONVERT:
-        result = _convert_route(<ndarray>a, a_min, a_max, <ndarray>out, kwargs)
-    elif route == ROUTE_SCALAR:
-        result = _scalar(a, a_min, a_max)
     elif route == ROUTE_SEQUENCE:
         result = _sequence(a, a_min, a_max, out)
+    elif route == ROUTE_CONVERT:
+        return _convert_route(<ndarray>a, a_min, a_max, <ndarray>out, kwargs)
+    elif route == ROUTE_SCALAR:
+        return _scalar(a, a_min, a_max)
     elif route == ROUTE_SUBCLASS:
         return _subclass_route(<ndarray>a, a_min, a_max, out, kwargs)
     elif route == ROUTE_OTHER:
@@ -212,6 +215,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
         return _ndarray_route(<ndarray>a, a_min, a_max, out, kwargs)
     if result is not NotImplemented:
         return result
+    # the kernel declined (a sequence's too: an ndarray of its elements)
     if type(a) is ndarray:
         return _ndarray_route(<ndarray>a, a_min, a_max, out, kwargs)
     return _other_call(a, a_min, a_max, out, kwargs)
@@ -249,16 +253,16 @@ cdef inline int _kernel_row(ndarray a, cnp.dtype descr, object out) noexcept:
     return row if _out_of_a_dtype(a, out) else -1
 
 
-# how _fast makes a new result (_new_result_way)
-cdef enum NewResult:
-    NEW_DECLINED        # not at all: NumPy's way
-    NEW_BY_ITERATOR     # the same loop, walked by NumPy's iterator
-    NEW_BY_KERNEL       # a new array, written by the kernel
+# how _fast takes a call (_kernel_way)
+cdef enum KernelWay:
+    KERNEL_DECLINED     # not at all: NumPy's way
+    KERNEL_BY_ITERATOR  # a new result: the same loop, walked by NumPy's iterator
+    KERNEL_NEW          # a new result, written by the kernel
+    KERNEL_INTO_OUT     # into out (where=: its result array)
 
 
-cdef NewResult _new_result_way(const FastBounds *b, int row, ndarray a, object a_min,
-                               object a_max, object where,
-                               const npy_intp **strides) noexcept:
+cdef inline KernelWay _new_result_way(const FastBounds *b, int row, ndarray a, object a_min,
+                                      object a_max, const npy_intp **strides) noexcept:
     """How a call without out makes its result. NumPy's result takes the
     memory order of all its inputs (K order): with an array bound the kernel
     takes the call when they agree (and see _same_order); a's own strides
@@ -267,15 +271,15 @@ cdef NewResult _new_result_way(const FastBounds *b, int row, ndarray a, object a
     cdef fc_plan_t plan
     if b.lo_kind == BOUND_ARRAY or b.hi_kind == BOUND_ARRAY:
         if not (_all_in_order(a, a_min, a_max, True) or _all_in_order(a, a_min, a_max, False)):
-            return NEW_DECLINED
+            return KERNEL_DECLINED
     elif not (cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a)):
         strides[FC_A] = strides[FC_OUT] = cnp.PyArray_STRIDES(a)
         fc_plan(&plan, cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), strides)
-        if where is None and not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
+        if not (MULTI_RUN_WALKS_TO_NUMPY and ROW_ML[row]) and (
                 _prefers_numpy(&plan, row, cnp.PyArray_ITEMSIZE(a)) or
                 (MULTI_RUN_WALKS_TO_NUMPY and plan.nd > 1)):
-            return NEW_BY_ITERATOR
-    return NEW_BY_KERNEL
+            return KERNEL_BY_ITERATOR
+    return KERNEL_NEW
 
 
 cdef bint _out_takes(const FastBounds *b, ndarray a, object a_min, object a_max,
@@ -297,48 +301,59 @@ cdef bint _out_takes(const FastBounds *b, ndarray a, object a_min, object a_max,
     return True
 
 
+cdef inline int _kernel_way(FastBounds *b, int row, cnp.dtype descr, ndarray a, object a_min,
+                            object a_max, object out, object where, ndarray mask,
+                            const npy_intp **strides) except -1:
+    """How _fast takes the call, a KernelWay: a's row (_kernel_row, -1 for
+    none), both bounds into b (_take_bounds), a where= mask as _mask_for took
+    it (None: declined), out as _out_takes says, a new result as
+    _new_result_way says; the operands' strides for the walk."""
+    if row < 0 or not _take_bounds(b, row, descr, a, a_min, a_max) or (
+            where is not None and mask is None):
+        return KERNEL_DECLINED
+    strides[FC_LO] = b.lo_strides if b.lo_kind == BOUND_ARRAY else NULL
+    strides[FC_HI] = b.hi_strides if b.hi_kind == BOUND_ARRAY else NULL
+    strides[FC_MASK] = NULL if mask is None else cnp.PyArray_STRIDES(mask)
+    if out is not None:
+        return KERNEL_INTO_OUT if _out_takes(b, a, a_min, a_max, <ndarray>out) else KERNEL_DECLINED
+    return _new_result_way(b, row, a, a_min, a_max, strides)
+
+
 cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
-    """Clip through the kernel directly, or return NotImplemented to say the
-    call needs NumPy's way. where: None, or a where= mask (a result array
-    given as out)."""
+    """Clip through the kernel directly, as _kernel_way says, or decline:
+    the call needs NumPy's way (_run's walk may decline too).
+    where: None, or a where= mask, out then its result array."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = _kernel_row(a, descr, out)
     cdef FastBounds b
     cdef const npy_intp *strides[FC_OPERANDS]
-    cdef NewResult way
-    cdef ndarray res
     cdef ndarray mask = None
-    if row < 0 or not _take_bounds(&b, row, descr, a, a_min, a_max):
-        return NotImplemented
-    strides[FC_LO] = b.lo_strides if b.lo_kind == BOUND_ARRAY else NULL
-    strides[FC_HI] = b.hi_strides if b.hi_kind == BOUND_ARRAY else NULL
-    strides[FC_MASK] = NULL
-    if out is None:
-        way = _new_result_way(&b, row, a, a_min, a_max, where, strides)
-        if way == NEW_DECLINED:
-            return NotImplemented
-        if way == NEW_BY_ITERATOR:
-            return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, None)
-        res = _new_result(a, descr)
-    else:
-        res = <ndarray>out
-        if not _out_takes(&b, a, a_min, a_max, res):
-            return NotImplemented
+    cdef ndarray res
+    cdef int way
     if where is not None:
-        mask = _mask_for(where, a, res)
-        if mask is None:
-            return NotImplemented
-        strides[FC_MASK] = cnp.PyArray_STRIDES(mask)
+        mask = _mask_for(where, a, <ndarray>out)
+    way = _kernel_way(&b, row, descr, a, a_min, a_max, out, where, mask, strides)
+    if way == KERNEL_DECLINED:
+        return NotImplemented
+    if way == KERNEL_BY_ITERATOR:
+        return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, None)
+    res = _new_result(a, descr) if way == KERNEL_NEW else <ndarray>out
     result = _run(&b, row, descr, a, res, mask, out is None, strides)
     if result is res and out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return result
 
 
+cdef inline bint _kernel_into(ndarray a, object a_min, object a_max, ndarray out) except -1:
+    """The kernel route into out (_fast): whether it wrote out."""
+    return _fast(a, a_min, a_max, out) is out
+
+
 cdef inline object _run(FastBounds *b, int row, cnp.dtype descr, ndarray a, ndarray res,
                  ndarray mask, bint fresh_result, const npy_intp **strides):
     """The kernel over a into res: res, or where the walk leaves the call to
-    NumPy's iterator, its result (or NotImplemented)."""
+    NumPy's iterator, its result; where NumPy's buffering would run another
+    loop (MULTI_RUN_WALKS_TO_NUMPY), a decline."""
     cdef npy_intp size = cnp.PyArray_SIZE(a)
     cdef npy_intp steps[4]
     cdef char *args[4]
