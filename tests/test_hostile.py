@@ -51,6 +51,19 @@ def test_zero_size_with_mismatched_out():
     compare(lambda clip: clip(np.empty(0, np.float16), 0, 1, out=np.empty(1, np.float16)))
 
 
+@pytest.mark.parametrize("casting", [None, 3, "bogus", "no"])
+@pytest.mark.parametrize("bounds", [(0, None), (None, 0.5), (np.float64(0.5), None), (-1, 1)],
+                         ids=["lower", "upper", "np-scalar-lower", "both"])
+@pytest.mark.parametrize("out", [None, np.float32, np.float64, np.int16],
+                         ids=["new", "out-own", "out-wider", "out-int"])
+def test_a_casting_that_is_no_rule_is_numpys_error(casting, bounds, out):
+    """casting=None, a number, a name of no rule, and a rule NumPy refuses
+    for these operands: NumPy's error (TypeError or UFuncTypeError), or its
+    result, on every route, one bound None included (np.maximum's)."""
+    compare(lambda clip: clip(f32(), *bounds, casting=casting,
+                              **({} if out is None else {"out": np.zeros(6, out)})))
+
+
 # -- bounds that fight back -------------------------------------------------
 
 class RaisesInFloat:

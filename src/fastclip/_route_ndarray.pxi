@@ -41,7 +41,8 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
                 return out
         return _umath.positive(a, out=out, **kwargs)
     if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (
-            len(kwargs) == 1 and "casting" in kwargs)):
+            len(kwargs) == 1 and type(kwargs.get("casting")) is str)):
+        # (casting=None is NumPy's TypeError, from np.maximum below)
         return _one_sided(a, row, a_min, a_max, out, kwargs)
     if a_min is None:
         return _umath.minimum(a, a_max, out=out, **kwargs)
