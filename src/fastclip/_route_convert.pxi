@@ -77,7 +77,7 @@ WIDENING_INDEX, WIDENING_INTO_INDEX = _widening_index()
 #: ml_dtypes loop in use, None where no loop rounds as ml_dtypes casts
 CONVERSION_INDEX, ML_ROUNDING = _conversion_index()
 
-# The same as C tables, for _convert: the fused loop by (source row,
+# The same as C tables, for _convert_into: the fused loop by (source row,
 # destination row), -1 for none, and per loop and casting rule
 # (_CASTING_NAMES) whether NumPy lets the loop's output cast into out, -1
 # until asked (a dict lookup of a built tuple key, twice a call, is a large

@@ -243,7 +243,7 @@ cdef inline bint _out_of_a_dtype(ndarray a, object out) noexcept:
 cdef inline int _kernel_row(ndarray a, cnp.dtype descr, object out) noexcept:
     """a's row when the kernel can take a (a kernel dtype, native, aligned)
     and out (_out_of_a_dtype); else -1. An out of another dtype is decided
-    before the bounds are converted, which _convert does again."""
+    before the bounds are converted, which _convert_into does again."""
     cdef int row
     if descr.type_num < 0 or descr.type_num >= 512:
         return -1
