@@ -42,8 +42,8 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     fast path) where NumPy's loop is x's too, out of x's dtype; where the
     bound does not convert into x's type exactly (a NumPy scalar bound of
     another type, a float one on an integer x) or out is of another dtype,
-    a wider loop or the conversion into out (_one_sided_wider); a zero or NaN bound, TIES_TO_BOUND's loop
-    (_ties_to_bound_into). NumPy's ufunc (_one_sided_numpy) for any other
+    a wider loop or the conversion into out (_one_sided_wider); a zero or
+    NaN bound, TIES_TO_BOUND's loop (_ties_to_bound_into). NumPy's ufunc (_one_sided_numpy) for any other
     call and where the loop declines."""
     cdef int kind = ROW_KIND[row], src = -1, way
     cdef bint lower = a_max is None
@@ -65,8 +65,7 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
         end = _integer_end(row, bound, tb, src, lower)
     else:
         end = _INF if lower else -_INF
-    if ((casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
-            and (way == ONE_SIDED_ARRAY or _out_of_a_dtype(a, out))):
+    if _any_scalar_casts(casting) and (way == ONE_SIDED_ARRAY or _out_of_a_dtype(a, out)):
         # x's own loop (the fast path, which refuses what its loop is not)
         result = _fast(a, bound, end, out) if lower else _fast(a, end, bound, out)
         if result is not NotImplemented:
@@ -84,6 +83,12 @@ cdef object _one_sided(ndarray a, int row, object a_min, object a_max, object ou
     # float16, which goes to NumPy: the try would only add to a small call)
     return _one_sided_wider(a, row, bound, end, lower,
                             src >= 0 or (kind == KIND_INT and tb is float), out, kwargs)
+
+
+cdef inline bint _any_scalar_casts(object casting):
+    """casting None (the call gave none) or a rule under which a Python
+    number converts to any dtype: the one-sided loops' bounds are x's type."""
+    return casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR)
 
 
 cdef object _one_sided_numpy(ndarray a, object bound, bint lower, object out, dict kwargs):
@@ -206,7 +211,7 @@ cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, ob
         if cnp.PyArray_ITEMSIZE(<ndarray>out) < cnp.PyArray_ITEMSIZE(a):
             if _narrowed_past_the_tie(a, row, bound, lower, <ndarray>out, casting):
                 return out
-        elif ((casting is None or (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+        elif (_any_scalar_casts(casting)
                 and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)
                 and _ties_to_bound_takes(loop, a, None, casting)):
             res = _new_result(a, <cnp.dtype>cnp.PyArray_DESCR(a))
@@ -238,8 +243,7 @@ cdef inline bint _ties_to_bound_takes(fc_span_t loop, ndarray a, object out, obj
     cdef cnp.dtype odescr
     cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(a)
     if (loop == NULL or not _TIES_TO_BOUND_OK or cnp.PyArray_NDIM(a) == 0
-            or (casting is not None
-                and not (type(casting) is str and casting in _CASTS_ANY_SCALAR))
+            or not _any_scalar_casts(casting)
             or not (cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISALIGNED(a))
             or not (c_order or cnp.PyArray_IS_F_CONTIGUOUS(a))):
         return False
