@@ -7,11 +7,13 @@
  * returns blocks of more than 32 MiB to the system at free(), so a loop that
  * clips an image per frame pays the faults on every call.
  *
- * fastclip therefore allocates its new results of FC_BLOCK_MIN_BYTES (16 MiB) and more
- * through its own NumPy memory handler (NEP 49), and that handler keeps a
- * freed result's block for the next result of the same size: up to
- * FC_BLOCK_SLOTS blocks and fc_blocks_cap bytes in all (FASTCLIP_REUSE_MIB),
- * the least recently freed given back first. Everything else goes to NumPy's
+ * Where the user asks for it (fastclip.set_reuse_mib, FASTCLIP_REUSE_MIB; off
+ * by default, since the blocks kept are memory the program freed), fastclip
+ * allocates its new results of FC_BLOCK_MIN_BYTES (16 MiB) and more through
+ * its own NumPy memory handler (NEP 49), and that handler keeps a freed
+ * result's block for the next result of the same size: up to FC_BLOCK_SLOTS
+ * blocks and fc_blocks_cap bytes in all, the least recently freed given back
+ * first. Everything else goes to NumPy's
  * default handler, whose functions this one calls, so the blocks are NumPy's
  * own (with its huge-page advice) and realloc (ndarray.resize) works on them.
  * Only results fastclip allocates use it, and only when the caller's handler

@@ -272,7 +272,7 @@ static void fc_walk(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows, fc_maske
         npy_intp run_bytes = p->dims[p->nd - 1] * itemsize;
         npy_intp grain = run_bytes >= FC_MIN_CHUNK_BYTES ? 1 : FC_MIN_CHUNK_BYTES / run_bytes;
         fc_walk_job_t job = {p, loop, rows, masked, itemsize, args, mask};
-        fc_parallel_range(fc_walk_range, &job, runs, grain, nthreads, runs * run_bytes);
+        fc_parallel_range(fc_walk_range, &job, NULL, runs, grain, nthreads);
         return;
     }
     fc_walk_runs(p, loop, rows, masked, itemsize, args, mask, 0, runs);

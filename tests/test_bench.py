@@ -321,38 +321,52 @@ def test_the_threads_table_prints_each_ratios_spread():
     assert bench.report.threads_table({"threads": [row]}).rows[0][6:] == cells
 
 
-@pytest.mark.skipif(not fastclip._ufunc.HAVE_THREAD_POOL
+@pytest.mark.skipif(not fastclip._ufunc._kernels.HAVE_OPENMP
                     or fastclip._threads._available_cpus() < 2,
-                    reason="no helper threads of fastclip's own, or one CPU")
-@pytest.mark.thread_unsafe(reason="switches the pool's mechanisms")
-def test_the_pool_section_times_each_mechanism_on_and_off_and_restores_it(monkeypatch):
-    """Each case runs with its mechanism on and off in turn (the switch seen
-    from inside the case), and every mechanism is on again after the run."""
+                    reason="built without OpenMP, or one CPU")
+@pytest.mark.thread_unsafe(reason="switches the thread count and the pool's mode")
+def test_the_threads_in_a_program_section_runs_each_contender_as_named(monkeypatch):
+    """Each contender's calls run under its own settings, seen from inside
+    the calls (fastclip's default on all CPUs, one thread, the OpenMP loop),
+    every contender gets its rounds, and the settings are restored after the
+    section; its table gives wall and CPU time and fastclip over one thread."""
     from fastclip import _ufunc
-    from fastclip.bench import pool as pool_section
-    seen = []
+    from fastclip.bench import program_threads as section
+    seen = {}
 
-    def fake_cases(rng):
-        def case(name):
-            def run():
-                modes = _ufunc.pool_modes()
-                on = (_ufunc.reuse_cap_bytes() > 0) if name == "reuse" else modes[name]
-                seen.append((name, on))
-                return 2e-3 if on else 3e-3
-            return run
-        return [(name, f"a case of {name}", case(name))
-                for name in ("spin", "late_join", "wake_rule", "steer", "probe", "reuse")]
-    monkeypatch.setattr(pool_section, "_cases", fake_cases)
-    cap = _ufunc.reuse_cap_bytes()
-    rows = pool_section.pool(repeats=3)
-    assert [r["mechanism"] for r in rows] == ["spin", "late_join", "wake_rule", "steer", "probe",
-                                              "reuse"]
-    for r in rows:
-        assert r["seconds"] == {"on": 2e-3, "off": 3e-3}
-        assert r["spread"]["off/on"] == pytest.approx([1.5, 1.5, 1.5])
-        # the warm-up call and 3 rounds of on and off
-        assert sorted(on for name, on in seen if name == r["mechanism"]) == [False] * 3 + [True] * 4
-    assert all(on for name, on in _ufunc.pool_modes().items() if name != "split_every_call")
-    assert _ufunc.reuse_cap_bytes() == cap
-    table = bench.report.pool_table({"pool": rows})
-    assert table.rows[0] == ["spin", "a case of spin", "2 ms", "3 ms", "1.50 (1.50-1.50)"]  # noqa: prose
+    def clipper(name, torch=None):
+        def clip(x, lo, hi, out):
+            seen.setdefault(name, set()).add(
+                (fastclip.get_num_threads(), _ufunc.pool_modes()["openmp"]))
+            np.clip(x, lo, hi, out=out)
+        return clip
+    monkeypatch.setattr(section, "_clipper", clipper)
+    x = np.linspace(-1, 1, 1000, dtype=np.float32)
+    names = section.contenders(None)
+    assert names == [section.DEFAULT, section.ONE, section.OPENMP, "np.clip"]
+    samples = section._calls_case(names, None, 2, x, np.empty_like(x), 3, work=(1e-4,))
+    cpus = fastclip._threads._available_cpus()
+    assert seen == {section.DEFAULT: {(cpus, False)}, section.ONE: {(1, False)},
+                    section.OPENMP: {(cpus, True)}, "np.clip": {(cpus, False)}}
+    assert all(len(v) == 2 and v[0]["wall"] > 0 and v[0]["cpu"] >= 0 for v in samples.values())
+
+    before = fastclip.get_num_threads()
+    fastclip.set_num_threads(1)
+    monkeypatch.setattr(section, "mlp", lambda peers, rounds, steps: [
+        section._row("MLP step", "a step", section._calls_case(names, None, rounds, x,
+                                                                np.empty_like(x), steps))])
+    monkeypatch.setattr(section, "split_cpu", lambda peers, rounds, calls: [])
+    try:
+        rows = section.program_threads(None, repeats=3, quick=True)
+        assert fastclip.get_num_threads() == 1 and _ufunc.pool_modes()["openmp"] is False
+    finally:
+        fastclip.set_num_threads(before)
+    assert [r["case"] for r in rows] == ["MLP step", "wake-up"]
+    assert set(rows[1]["seconds"]) == {"time", "caller's part"}
+    row = {"case": "a case", "what": "its calls",
+           "seconds": {section.DEFAULT: {"wall": 2e-3, "cpu": 3e-3},
+                       section.ONE: {"wall": 4e-3, "cpu": 4e-3}},
+           "spread": {"wall fastclip/1": [0.4, 0.5, 0.6], "cpu fastclip/1": [0.7, 0.75, 0.8]}}
+    table = bench.report.program_threads_table({"program_threads": [row]})
+    assert table.rows == [["a case", "2 ms, 3 ms CPU", "4 ms, 4 ms CPU",  # noqa: prose
+                           "0.50 (0.40-0.60)", "0.75 (0.70-0.80)"]]

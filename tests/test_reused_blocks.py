@@ -1,6 +1,6 @@
-"""New results of 16 MiB and more take the blocks freed results left
-(csrc/result_blocks.h): every element rewritten, the cap kept, off when asked,
-safe from several threads."""
+"""New results of 16 MiB and more take the blocks freed results left, where
+the user asks for it (csrc/result_blocks.h, fastclip.set_reuse_mib): every
+element rewritten, the cap kept, off by default, safe from several threads."""
 
 import os
 import subprocess
@@ -17,16 +17,17 @@ from fastclip import _ufunc
 pytestmark = pytest.mark.thread_unsafe(reason="the kept blocks are one set for the process")
 
 MIB = 1 << 20
-DEFAULT_CAP = _ufunc.REUSE_DEFAULT_MIB * MIB
+CAP_MIB = 128                       # what the tests keep
 U = _ufunc.REUSE_MIN_BYTES          # the smallest result kept (16 MiB)
 ROWS = U // 4096                    # rows of 1024 float32 making U bytes
 
 
 @pytest.fixture(autouse=True)
 def _empty_slots():
-    _ufunc.set_reuse_bytes(DEFAULT_CAP)     # gives back what earlier tests left
+    cap = _ufunc.reuse_cap_bytes()
+    fastclip.set_reuse_mib(CAP_MIB)         # gives back what earlier tests left
     yield
-    _ufunc.set_reuse_bytes(DEFAULT_CAP)
+    fastclip.set_reuse_mib(cap >> 20)
 
 
 def _bits(a):
@@ -74,7 +75,7 @@ def test_small_results_and_out_are_numpys_own():
 
 
 def test_the_kept_bytes_stay_under_the_cap_and_the_oldest_go_first():
-    _ufunc.set_reuse_bytes(5 * U)
+    fastclip.set_reuse_mib(5 * U >> 20)
     for nbytes in [U, 2 * U, 3 * U]:
         fastclip.clip(np.zeros(nbytes, np.uint8), 0, 1)     # made and freed at once
     count, held, _ = _ufunc.reused_blocks()
@@ -89,7 +90,7 @@ def test_the_kept_bytes_stay_under_the_cap_and_the_oldest_go_first():
 
 
 def test_reuse_off():
-    _ufunc.set_reuse_bytes(0)
+    fastclip.set_reuse_mib(0)
     r = fastclip.clip(np.ones(U // 4), 0, 1)
     assert get_handler_name(r) == "default_allocator"
     del r
@@ -101,20 +102,31 @@ def _python(code, **env):
                           env={**os.environ, **env}, timeout=120)
 
 
-def test_fastclip_reuse_mib_sets_the_cap_and_a_bad_value_says_what_is_wrong():
+def test_reuse_is_off_by_default_and_fastclip_reuse_mib_sets_the_cap():
+    """By default nothing a program frees is kept; FASTCLIP_REUSE_MIB and
+    set_reuse_mib turn reuse on, show_config says what is kept, and a bad
+    value says what is wrong."""
     code = ("import numpy as np, fastclip\n"
             "from numpy._core.multiarray import get_handler_name\n"
-            "print(get_handler_name(fastclip.clip(np.ones(1 << 21), 0, 1)))\n")   # 16 MiB
-    code += "fastclip.show_config()\n"
-    off = _python(code, FASTCLIP_REUSE_MIB="0").stdout
-    assert off.split()[0] == "default_allocator"
-    assert "new results: fresh memory each time (FASTCLIP_REUSE_MIB=0)" in off
+            "print(get_handler_name(fastclip.clip(np.ones(1 << 21), 0, 1)))\n"   # 16 MiB
+            "fastclip.show_config()\n")
+    env = {k: v for k, v in os.environ.items() if k != "FASTCLIP_REUSE_MIB"}
+    default = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=120).stdout
+    assert default.split()[0] == "default_allocator"
+    assert "new results: fresh memory each time, nothing kept" in default
+    assert _python(code, FASTCLIP_REUSE_MIB="0").stdout == default
     on = _python(code, FASTCLIP_REUSE_MIB="64").stdout
     assert on.split()[0] == "fastclip_reused_blocks"
-    assert "up to 64 MiB kept (FASTCLIP_REUSE_MIB)" in on
+    assert "up to 64 MiB kept, 16 MiB kept now" in on
+    later = _python("import fastclip\nfastclip.set_reuse_mib(32)\n" + code).stdout
+    assert later.split()[0] == "fastclip_reused_blocks" and "up to 32 MiB kept" in later
     bad = _python(code, FASTCLIP_REUSE_MIB="lots")
     assert bad.returncode != 0
     assert "ValueError: FASTCLIP_REUSE_MIB='lots': expected a whole number of MiB" in bad.stderr
+    for wrong in (-1, 1.5, "8", True):
+        with pytest.raises(ValueError, match="set_reuse_mib: expected a whole number of MiB"):
+            fastclip.set_reuse_mib(wrong)
 
 
 def test_a_resized_result_is_freed_by_size():
@@ -156,6 +168,7 @@ def test_threads_making_and_freeing_results_at_once_get_their_own_blocks():
 def test_a_forked_child_reuses_blocks_too():
     code = ("import os, numpy as np, fastclip\n"
             "from fastclip import _ufunc\n"
+            "fastclip.set_reuse_mib(64)\n"
             "fastclip.clip(np.ones(2 << 20), 0, 1)    # a kept block, inherited by the child\n"
             "pid = os.fork()\n"
             "if pid == 0:\n"

@@ -3,13 +3,14 @@
 Public names: ``clip`` (numpy.clip's signature and results), ``clip_ufunc``
 (the same kernels as a numpy.ufunc), ``patch_numpy``/``unpatch_numpy``/
 ``patched``/``is_patched`` (fastclip as numpy.clip for a whole program),
-``set_num_threads``/``get_num_threads``, ``show_config`` and ``__version__``.
+``set_num_threads``/``get_num_threads``, ``set_reuse_mib``, ``show_config`` and
+``__version__``.
 """
 
 __version__ = "0.1.0"
 
 try:
-    from fastclip._ufunc import clip, clip_ufunc
+    from fastclip._ufunc import clip, clip_ufunc, set_reuse_mib
 except ModuleNotFoundError as e:
     # As NumPy does: say what to do rather than leave a bare "No module named
     # 'fastclip._ufunc'" (python -m from a source tree without src/ layout
@@ -33,4 +34,5 @@ from fastclip import ufunc as _ufunc_module  # noqa: E402,F401  (pickling)
 _threads._init()
 
 __all__ = ["clip", "clip_ufunc", "show_config", "set_num_threads", "get_num_threads",
+           "set_reuse_mib",
            "patch_numpy", "unpatch_numpy", "patched", "is_patched", "__version__"]

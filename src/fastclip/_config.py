@@ -31,6 +31,7 @@ def config():
         // _ufunc._kernels.CONVERT_WORK_PER_BYTE,
         "reuse_cap_bytes": _ufunc.reuse_cap_bytes(),
         "reuse_min_bytes": _ufunc.REUSE_MIN_BYTES,
+        "reuse_held_bytes": _ufunc.reused_blocks()[1],
     }
 
 
@@ -62,10 +63,11 @@ def show_config():
               f"thread; set_num_threads({c['threads']}) is kept but has no effect)")
     if c["reuse_cap_bytes"]:
         print(f"new results of {c['reuse_min_bytes'] >> 20} MiB and more: reuse the blocks freed "
-              f"results left, up to {c['reuse_cap_bytes'] >> 20} MiB kept "
-              f"(FASTCLIP_REUSE_MIB)")
+              f"results left, up to {c['reuse_cap_bytes'] >> 20} MiB kept, "
+              f"{c['reuse_held_bytes'] / 2**20:g} MiB kept now (set_reuse_mib, FASTCLIP_REUSE_MIB)")
     else:
-        print("new results: fresh memory each time (FASTCLIP_REUSE_MIB=0)")
+        print("new results: fresh memory each time, nothing kept "
+              "(set_reuse_mib or FASTCLIP_REUSE_MIB to keep freed blocks)")
     routes = {"once": "fused, rounded once as ml_dtypes casts",
               "via_float32": "fused, rounded through float32 as ml_dtypes casts",
               None: "NumPy's clip, then ml_dtypes' cast (no fused loop rounds as it does)"}

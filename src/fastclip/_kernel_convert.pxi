@@ -37,10 +37,8 @@ cdef extern from "_conversion_loops.h":    # rendered from csrc/conversion_loops
 
 cdef extern from "parallel.h":
     ctypedef void (*fc_range_fn)(void *ctx, npy_intp first, npy_intp last) noexcept nogil
-    void fc_parallel_range(fc_range_fn fn, void *ctx, npy_intp total, npy_intp grain,
-                           int nthreads, npy_intp work_bytes) noexcept nogil
-    npy_intp fc_work_bytes(npy_intp in_bytes, npy_intp out_bytes, int fresh) noexcept nogil
-    int fc_output_fresh(const char *out, npy_intp out_bytes) noexcept nogil
+    void fc_parallel_range(fc_range_fn fn, void *ctx, void *alone_ctx, npy_intp total,
+                           npy_intp grain, int nthreads) noexcept nogil
     npy_intp FC_MIN_CHUNK_BYTES
 
 
@@ -59,13 +57,12 @@ cdef void _split_conversion(fc_range_fn range_fn, void *job, int *stream, npy_in
     a widening's stores are most of its traffic, where a narrowing's are a
     fraction and streaming them loses."""
     cdef int threads = threads_for(n * src_size * CONVERT_WORK)
-    cdef int fresh = fc_output_fresh(out, n * dst_size)
     if stream != NULL:
         stream[0] = (FC_HAVE_STREAM and dst_size >= src_size
-                     and n * dst_size >= FC_STREAM_MIN_BYTES and not fresh)
+                     and n * dst_size >= FC_STREAM_MIN_BYTES
+                     and fc_pages_resident(out, n * dst_size))
     if threads > 1:
-        fc_parallel_range(range_fn, job, n, FC_MIN_CHUNK_BYTES // src_size, threads,
-                          fc_work_bytes(n * src_size, n * dst_size, fresh))
+        fc_parallel_range(range_fn, job, NULL, n, FC_MIN_CHUNK_BYTES // src_size, threads)
     else:
         range_fn(job, 0, n)
     fc_clear_fpstatus()

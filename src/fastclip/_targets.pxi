@@ -76,73 +76,57 @@ cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
 HAVE_THREAD_POOL = bool(FC_POOL)
 
 
-#: when a burst of split calls wakes sleeping helpers, in seconds: that much
-#: of it still to come (judged by the burst before), or run once it has
-#: outlasted the one before (csrc/parallel.h, fc_burst_wants_helpers)
-WAKE_AHEAD_S = FC_WAKE_AHEAD_NS * 1e-9
-WAKE_WORTH_S = FC_WAKE_WORTH_NS * 1e-9
-#: how long a helper spins for the next job before it sleeps, in seconds
-SPIN_S = FC_SPIN_NS * 1e-9
+#: a call that finds helpers asleep wakes them once it has run this many
+#: wake-ups' time (csrc/parallel.h)
+WAKE_REPAY = FC_WAKE_REPAY
 
 
 def _test_pool():
-    """_for_tests("pool"), in _test_hooks.pxi"""
-    return fc_pool_helpers(), fc_pool_helper_chunks(), fc_pool_wakeups()
+    """_for_tests("pool"), in _test_hooks.pxi: helpers started, asleep now,
+    chunks they did, wake-ups, a wake-up's time and the caller's part of it in
+    seconds (0: not measured)"""
+    cdef int helpers, sleeping
+    cdef npy_intp chunks
+    cdef unsigned long wakeups
+    cdef long wake_ns, wake_cost_ns
+    fc_pool_stats(&helpers, &sleeping, &chunks, &wakeups, &wake_ns, &wake_cost_ns)
+    return helpers, sleeping, chunks, wakeups, wake_ns * 1e-9, wake_cost_ns * 1e-9
 
 
-#: the pool's mechanisms (csrc/parallel.h, csrc/pool.h) by name, each a bit
-#: of FC_MODE_ that switches it off; split_every_call is the tests' mode
-cdef dict _POOL_MECHANISMS = {
-    "spin": FC_MODE_NO_SPIN,            # a helper spins a while for the next job
-    "late_join": FC_MODE_NO_LATE_JOIN,  # a call of 128 MiB and more wakes helpers at its start
-    "wake_rule": FC_MODE_NO_WAKE_RULE,  # helpers woken only in a burst that repays it
-    "steer": FC_MODE_NO_STEER,          # woken helpers steered off the caller's CPU
-    "probe": FC_MODE_NO_PROBE,          # fresh output pages count in a call's work
+#: the pool's modes by name, a bit each of FC_MODE_, all off by default
+cdef dict _POOL_MODES = {
+    # the tests: every split call waits for its helpers, chunks of any size
+    "split_every_call": FC_MODE_SPLIT_EVERY_CALL,
+    # the benchmark: a split call is one OpenMP parallel loop (the simple design)
+    "openmp": FC_MODE_OPENMP,
 }
 
 
 def pool_modes(**switches):
-    """The thread pool's mechanisms, each True (on, the default) or False,
-    and split_every_call (the tests' mode: every split call waits for its
-    helpers and cuts chunks of any size; off by default); the ones given are
-    set first, and all returned. The one switch of the pool's modes, for the
-    benchmark's pool section (a case of each mechanism against the pool
-    without it) and the tests: not an API."""
+    """The thread pool's modes, each True (on) or False (off, the default):
+    split_every_call and openmp (above); the ones given are set first, and
+    all returned. For the tests and the benchmark: not an API."""
     cdef int modes = fc_pool_modes()
     for name, on in switches.items():
-        if name == "split_every_call":
-            bit, off = FC_MODE_SPLIT_EVERY_CALL, bool(on)
-        elif name in _POOL_MECHANISMS:
-            bit, off = _POOL_MECHANISMS[name], not on
-        else:
-            raise TypeError(f"pool_modes: no mechanism {name!r}; expected split_every_call"
-                            f" or one of {', '.join(_POOL_MECHANISMS)}")
-        modes = (modes | bit) if off else (modes & ~bit)
+        if name not in _POOL_MODES:
+            raise TypeError(f"pool_modes: no mode {name!r}; expected one of "
+                            f"{', '.join(_POOL_MODES)}")
+        modes = (modes | _POOL_MODES[name]) if on else (modes & ~_POOL_MODES[name])
     fc_pool_set_modes(modes)
-    current = {name: not (modes & bit) for name, bit in _POOL_MECHANISMS.items()}
-    current["split_every_call"] = bool(modes & FC_MODE_SPLIT_EVERY_CALL)
-    return current
+    return {name: bool(modes & bit) for name, bit in _POOL_MODES.items()}
 
 
 def thread_pool():
     """csrc/parallel.h's fc_parallel_range (this module owns the process's
     helper threads), as a capsule for the kernel module's configure_threads."""
-    capsule = PyCapsule_New(fc_parallel_range_address(), "fastclip.parallel_range", NULL)
-    # and the pool's state a kernel module may read (csrc/parallel.h fc_pool_hint_t)
-    PyCapsule_SetContext(capsule, fc_pool_hint_address())
-    return capsule
-
-
-#: the bytes of freed results kept for reuse when FASTCLIP_REUSE_MIB is unset
-#: (csrc/result_blocks.h): a 4K float64 image's result (66 MB) and then some,
-#: twice what glibc keeps of its heap's free top (64 MiB at most)
-REUSE_DEFAULT_MIB = 128
+    return PyCapsule_New(fc_parallel_range_address(), "fastclip.parallel_range", NULL)
 
 
 def _reuse_bytes_from_env():
+    """FASTCLIP_REUSE_MIB in bytes; unset: 0, no reuse (csrc/result_blocks.h)."""
     env = os.environ.get("FASTCLIP_REUSE_MIB", "").strip()
     if not env:
-        return REUSE_DEFAULT_MIB << 20
+        return 0
     try:
         mib = int(env)
     except ValueError:
@@ -157,12 +141,24 @@ fc_blocks_init(_reuse_bytes_from_env())
 REUSE_MIN_BYTES = FC_BLOCK_MIN_BYTES
 
 
-def set_reuse_bytes(npy_intp nbytes):
-    """Keep up to nbytes of freed results for reuse (0: none); every block
-    kept now is given back first."""
-    if nbytes < 0:
-        raise ValueError(f"set_reuse_bytes: expected 0 or more, got {nbytes}")
-    fc_blocks_set_cap(<size_t>nbytes)
+def set_reuse_mib(mib):
+    """Keep up to `mib` MiB of the blocks that freed large results (16 MiB and
+    more) leave, for the next results of the same size (0, the default: keep
+    none). Every block kept now is given back first.
+
+    A loop that makes a new large result each time, such as an image clipped
+    into a new float64 array a frame, then skips the page faults of fresh
+    memory; the blocks kept count in the process's memory until a result
+    takes them. ``FASTCLIP_REUSE_MIB`` sets it at import.
+
+    Parameters
+    ----------
+    mib : int
+        0 or more.
+    """
+    if isinstance(mib, bool) or not isinstance(mib, int) or mib < 0:
+        raise ValueError(f"set_reuse_mib: expected a whole number of MiB, 0 or more, got {mib!r}")
+    fc_blocks_set_cap(<size_t>mib << 20)
 
 
 def reuse_cap_bytes():

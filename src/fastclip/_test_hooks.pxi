@@ -11,9 +11,10 @@ def _for_tests(what, *args, **kwargs):
     - "fast" (a, a_min, a_max, out=None), "scalar" (a, a_min, a_max): whether
       that route's loop takes the call (_kernel_way, _scalar_row and the
       bounds), not another way;
-    - "pool" (): the thread pool's (helpers started, chunks they have done,
-      wake-ups). Its modes (every split call waiting for its helpers, with
-      chunks of any size; each mechanism off) are pool_modes' (_targets.pxi).
+    - "pool" (): the thread pool's (helpers started, asleep now, chunks they
+      have done, wake-ups, a wake-up's time and the caller's part of it). Its modes (every split call
+      waiting for its helpers, with chunks of any size; the OpenMP loop) are
+      pool_modes' (_targets.pxi).
     """
     if what == "convert":
         return _test_convert(*args, **kwargs)

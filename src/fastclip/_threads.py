@@ -1,7 +1,8 @@
 """How many threads a large fastclip call uses.
 
-The default is the number of CPUs this process may run on (its affinity mask,
-not the machine's CPU count), or FASTCLIP_NUM_THREADS. A split call runs on
+The default is the number of CPUs this process may run on (its affinity mask
+and its cgroup's CPU quota, not the machine's CPU count), or
+FASTCLIP_NUM_THREADS; a forked child counts them again. A split call runs on
 fastclip's own helper threads (csrc/parallel.h: the caller never waits for a
 helper that is not awake); their number is capped by omp_get_max_threads() of
 the OpenMP runtime fastclip links, so threadpoolctl's OpenMP limits apply (the
@@ -16,6 +17,7 @@ thread pool or Dask's worker threads, run on the calling thread, so N callers
 use N cores, not N x cores.
 """
 
+import math
 import os
 import threading
 
@@ -23,16 +25,56 @@ import threading
 PARALLEL_MIN_BYTES = 1 << 20
 
 _num_threads = None
+#: whether the count was chosen (set_num_threads, FASTCLIP_NUM_THREADS), not counted
+_chosen = False
 #: set_num_threads from several threads at once: each setting and its hand-off
 #: to the kernel module in one piece (the kernels read them atomically)
 _lock = threading.Lock()
 
 
+def _cgroup_cpus(root="/sys/fs/cgroup", self_cgroup="/proc/self/cgroup"):
+    """The CPUs this process's cgroup quota allows, rounded up, the smallest
+    along its cgroup's path (v2 cpu.max; v1 cpu.cfs_quota_us over
+    cpu.cfs_period_us); None where no quota is set or none can be read."""
+    try:
+        with open(self_cgroup) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    limits = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            base, files = root, ("cpu.max",)
+        elif "cpu" in controllers.split(","):
+            base, files = os.path.join(root, controllers), ("cpu.cfs_quota_us", "cpu.cfs_period_us")
+        else:
+            continue
+        parts = [p for p in path.split("/") if p]
+        for depth in range(len(parts) + 1):
+            where = os.path.join(base, *parts[:depth])
+            try:
+                text = " ".join(_read(os.path.join(where, name)) for name in files)
+            except OSError:
+                continue
+            quota, _, period = text.partition(" ")
+            if quota not in ("max", "-1") and period:
+                limits.append(max(1, math.ceil(int(quota) / int(period))))
+    return min(limits) if limits else None
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
 def _available_cpus():
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    return min(cpus, quota) if quota else cpus
 
 
 def _default_threads():
@@ -62,11 +104,12 @@ def set_num_threads(n):
     n : int
         A positive number of threads.
     """
-    global _num_threads
+    global _num_threads, _chosen
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"set_num_threads: expected a positive integer, got {n!r}")
     with _lock:
         _num_threads = n
+        _chosen = True
         _apply()
 
 
@@ -84,7 +127,20 @@ def effective_threads():
 
 
 def _init():
-    global _num_threads
+    global _num_threads, _chosen
     with _lock:
         _num_threads = _default_threads()
+        _chosen = bool(os.environ.get("FASTCLIP_NUM_THREADS", "").strip())
+        _apply()
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork)
+
+
+def _after_fork():
+    """In a forked child (a worker process): the CPUs it may use counted
+    again, unless the count was chosen."""
+    global _num_threads, _lock
+    _lock = threading.Lock()        # another thread of the parent may have held it
+    if not _chosen:
+        _num_threads = _available_cpus()
         _apply()

@@ -30,19 +30,14 @@ cdef extern from *:
 
 cdef extern from "parallel.h":
     void *fc_parallel_range_address() noexcept nogil
-    void *fc_pool_hint_address() noexcept nogil
     int FC_POOL
     void fc_pool_set_modes(int modes) noexcept nogil
     int fc_pool_modes() noexcept nogil
     enum:
-        FC_MODE_SPLIT_EVERY_CALL, FC_MODE_NO_SPIN, FC_MODE_NO_LATE_JOIN, FC_MODE_NO_WAKE_RULE,
-        FC_MODE_NO_STEER, FC_MODE_NO_PROBE
-    int fc_pool_helpers() noexcept nogil
-    npy_intp fc_pool_helper_chunks() noexcept nogil
-    unsigned long fc_pool_wakeups() noexcept nogil
-    long FC_WAKE_AHEAD_NS
-    long FC_SPIN_NS
-    long FC_WAKE_WORTH_NS
+        FC_MODE_SPLIT_EVERY_CALL, FC_MODE_OPENMP
+    void fc_pool_stats(int *helpers, int *sleeping, npy_intp *chunks, unsigned long *wakeups,
+                       long *wake_ns, long *wake_cost_ns) noexcept nogil
+    int FC_WAKE_REPAY
 
 cdef extern from "walk.h":
     ctypedef struct fc_plan_t:

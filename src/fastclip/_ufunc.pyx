@@ -33,7 +33,7 @@ import numpy as np
 cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
 from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_t, fc_span_t
-from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New, PyCapsule_SetContext
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from cpython.contextvars cimport get_value as contextvar_value
 from libc.string cimport memcpy
 from libc.math cimport copysign, fabs

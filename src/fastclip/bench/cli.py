@@ -62,7 +62,8 @@ def parser():
                     "medians of interleaved repeats, each SIMD target this CPU runs in a process "
                     "of its own.")
     p.add_argument("--quick", action="store_true", help="a short run (under a minute a target): "
-                   "n=16 and 1e5 out=, a dtype a kind of call, no threads sections")
+                   "n=16 and 1e5 out=, a dtype a kind of call, the threads in a program in "
+                   "short")
     p.add_argument("--full", action="store_true", help="print every table, not only the summary")
     p.add_argument("--markdown", action="store_true", help="print the tables as markdown")
     p.add_argument("--simd", help="SIMD targets to time, comma-separated, or 'all' "
@@ -74,10 +75,11 @@ def parser():
     p.add_argument("--peers", default="torch,numba,numexpr",
                    help="peers to time where installed (comma-separated; '' for none)")
     p.add_argument("--no-scale", action="store_true",
-                   help="leave out the threads, idle-gap, pool, concurrency and Dask sections")
+                   help="leave out the threads in a program, threads, idle-gap, concurrency and "
+                        "Dask sections")
     p.add_argument("--no-calls", action="store_true",
                    help="leave out the every-call, address-sweep and clip-and-convert sections")
-    p.add_argument("--only", choices=("convert", "idle", "pool", "programs"),
+    p.add_argument("--only", choices=("convert", "idle", "program_threads", "programs"),
                    help="one section alone")
     p.add_argument("--programs", action="store_true",
                    help="also time real programs as they are and under fastclip.patched() "
@@ -103,9 +105,9 @@ def _measure(args):
     if args.only == "idle":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "idle": sections.idle(peers, repeats, progress=progress)}
-    if args.only == "pool":
+    if args.only == "program_threads":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
-                "pool": sections.pool(repeats, progress)}
+                "program_threads": sections.program_threads(peers, repeats, progress)}
     if args.only == "programs":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "programs": sections.programs(repeats, progress)}

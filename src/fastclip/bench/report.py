@@ -112,20 +112,24 @@ def _spread(text, row, label):
 
 def threads_table(report):
     rows = []
+    omp = any("OpenMP loop" in r["seconds"] for r in report["threads"])
     for r in report["threads"]:
         t = r["seconds"]
         one, allt = t["fastclip 1 thread"], t[f"fastclip {r['threads']} threads"]
         th = t.get("torch.clamp")
-        rows.append([r["dtype"], r["layout"], _time(one), _time(allt), _time(t["np.clip"]),
-                     _time(th) if th else "-",
+        rows.append([r["dtype"], r["layout"], _time(one), _time(allt),
+                     *([_time(t["OpenMP loop"]) if "OpenMP loop" in t else "-"] if omp else []),
+                     _time(t["np.clip"]), _time(th) if th else "-",
                      _spread(_x(th / allt), r, "all vs torch") if th else "-",
                      _spread(_x(t["np.clip"] / allt), r, "all vs np"),
                      _spread(f"{one / t['np.copyto']:.2f}", r, "1t vs copyto")])
     return Table(f"Threads, n = 2^24 (all = {report['threads'][0]['threads']}; torch.clamp with "
                  "its default threads)",
-                 ["dtype", "layout", "1 thread", "all", "np.clip", "torch", "all vs torch",
-                  "all vs np", "1t vs copyto"], rows,
-                 "all vs torch: torch.clamp's time over fastclip's on all threads; 1t vs copyto: "
+                 ["dtype", "layout", "1 thread", "all", *(["OpenMP loop"] if omp else []),
+                  "np.clip", "torch", "all vs torch", "all vs np", "1t vs copyto"], rows,
+                 "all vs torch: torch.clamp's time over fastclip's on all threads; OpenMP loop: "
+                 "fastclip's kernels split by one OpenMP parallel loop on all threads (the "
+                 "simple design); 1t vs copyto: "
                  "fastclip on one thread over np.copyto. In brackets: the ratio's 10th to 90th "
                  "percentile round by round, rounds added until that range is at most 10% of the "
                  "median (up to three times the repeats).")
@@ -133,32 +137,82 @@ def threads_table(report):
 
 def idle_table(report):
     rows = []
+    omp = any("OpenMP loop" in r["seconds"] for r in report["idle"])
     for r in report["idle"]:
-        t = r["seconds"]
-        allt, one = t[f"fastclip {r['threads']} threads"], t["fastclip 1 thread"]
+        t, cpu = r["seconds"], r.get("cpu", {})
+        every = f"fastclip {r['threads']} threads"
+        allt, one = t[every], t["fastclip 1 thread"]
         th = t.get("torch.clamp")
-        rows.append([f"2^{r['n'].bit_length() - 1}", f"{r['gap_ms']} ms", _time(allt), _time(one),
-                     _spread(f"{allt / one:.2f}", r, "all/1"), _time(t["np.clip"]),
-                     _time(th) if th else "-",
-                     _spread(_x(th / allt), r, "torch/all") if th else "-"])
+        row = [f"2^{r['n'].bit_length() - 1}", f"{r['gap_ms']} ms", _time(allt), _time(one),
+               _spread(f"{allt / one:.2f}", r, "all/1")]
+        if cpu:
+            row.append(f"{cpu[every] / cpu['fastclip 1 thread']:.2f}")
+        if omp:
+            row.append(_time(t["OpenMP loop"]) if "OpenMP loop" in t else "-")
+        row += [_time(t["np.clip"]), _time(th) if th else "-",
+                _spread(_x(th / allt), r, "torch/all") if th else "-"]
+        rows.append(row)
+    cpu_col = ["CPU all/1"] if report["idle"][0].get("cpu") else []
     return Table(f"Idle gaps: float32 out=, calls with a pause of the gap before each; medians. "
                  f"all = fastclip on {report['idle'][0]['threads']} threads",
-                 ["n", "gap", "all", "1 thread", "all/1", "np.clip", "torch", "torch/all"], rows,
+                 ["n", "gap", "all", "1 thread", "all/1", *cpu_col,
+                  *(["OpenMP loop"] if omp else []), "np.clip", "torch", "torch/all"], rows,
                  "all/1: fastclip on all threads over one thread (<= 1: the split never costs); "
-                 "in brackets, call by call, its 10th to 90th percentile.")
+                 "in brackets, call by call, its 10th to 90th percentile. CPU all/1: the "
+                 "process's CPU time a call (all its threads, their spin after the calls "
+                 "counted) on all threads over one thread. OpenMP loop: fastclip's kernels "
+                 "split by one OpenMP parallel loop, the simple design the pool is held to.")
 
 
-def pool_table(report):
-    rows = [[r["mechanism"], r["case"], _time(r["seconds"]["on"]), _time(r["seconds"]["off"]),
-             _spread(f"{r['seconds']['off'] / r['seconds']['on']:.2f}", r, "off/on")]
-            for r in report["pool"]]
-    return Table(f"The thread pool's mechanisms, each against the pool without it, on "
-                 f"{report['pool'][0]['threads']} threads (a case's calls, medians)",
-                 ["mechanism", "case", "on", "off", "off/on"], rows,
-                 "off/on: the case's time without the mechanism over its time with it (above 1: "
-                 "what it buys); in brackets, its 10th to 90th percentile case by case. The "
-                 "calls are float32 into an out= unless the case says otherwise; each "
-                 "mechanism's reason: docs/threads.rst, csrc/parallel.h, csrc/pool.h.")
+#: the contenders of the threads-in-a-program table, in its columns' order
+PROGRAM_THREADS = ("fastclip", "fastclip 1 thread", "OpenMP loop", "np.clip", "torch.clamp")
+
+
+def program_threads_table(report):
+    rows = []
+    present = [k for k in PROGRAM_THREADS
+               if any(k in r["seconds"] for r in report["program_threads"])]
+    for r in report["program_threads"]:
+        t = r["seconds"]
+        if "fastclip 1 thread" not in t:
+            continue            # the reuse case (its own table), the wake-up (the legend)
+        rows.append([r["case"]] + [f"{_time(t[k]['wall'])}, {_time(t[k]['cpu'])} CPU"
+                                   if k in t else "-" for k in present]
+                    + [_spread(f"{t['fastclip']['wall'] / t['fastclip 1 thread']['wall']:.2f}",
+                               r, "wall fastclip/1"),
+                       _spread(f"{t['fastclip']['cpu'] / t['fastclip 1 thread']['cpu']:.2f}",
+                               r, "cpu fastclip/1")])
+        for extra, label, fmt in (("clip", "the clip alone", _time),
+                                  ("neighbour", "the neighbour's time over alone",
+                                   lambda v: f"{v:.2f}x")):
+            if extra in t.get("fastclip", {}):
+                rows.append([f"{r['case']}: {label}"]
+                            + [fmt(t[k][extra]) if k in t else "-" for k in present]
+                            + [f"{t['fastclip'][extra] / t['fastclip 1 thread'][extra]:.2f}", ""])
+    cases = "; ".join(f"{r['case']}: {r['what']}" for r in report["program_threads"]
+                      if "fastclip 1 thread" in r["seconds"])
+    wake = [r["seconds"] for r in report["program_threads"] if r["case"] == "wake-up"]
+    if wake and wake[0]["time"]:
+        took, part = wake[0]["time"], wake[0]["caller's part"]
+        cases += (f". The pool's wake-up on this machine (csrc/pool.h; medians of the last eight): "
+                  f"{_time(took)}, of which the caller's part {_time(part)}")
+    return Table("Threads in a program: wall time, then the CPU time of the process's threads "
+                 "(medians)", ["case", *present, "fastclip/1 wall", "fastclip/1 CPU"], rows,
+                 "fastclip: its default, all CPUs; OpenMP loop: fastclip's kernels split by one "
+                 "OpenMP parallel loop (the simple design); torch.clamp with its default "
+                 "threads. CPU: the process's CPU time (all its threads, their spin after the "
+                 "calls counted), less the main thread's in the case's other work; processes "
+                 "added. fastclip/1: fastclip's default over fastclip on one thread, in brackets "
+                 "its 10th to 90th percentile round by round. The cases: " + cases + ".")
+
+
+def reuse_table(report):
+    reuse = [r for r in report["program_threads"] if r["case"] == "new results, reuse"]
+    rows = [[k, _time(v["wall"]), _time(v["cpu"]), f"{v['held'] / 2**20:.0f} MiB"]
+            for r in reuse for k, v in r["seconds"].items()]
+    what = [r["what"] for r in reuse]
+    return Table("New large results, freed blocks kept or not (medians)",
+                 ["", "a call", "CPU a call", "held"], rows, what[0] if what else "")
 
 
 def programs_table(report):
@@ -256,10 +310,12 @@ def tables(report, full=False):
                           ("address_sweep", sweep_table)):
             if report.get(key):
                 out.append(make(report))
-    for key, make in (("programs", programs_table), ("threads", threads_table),
-                      ("idle", idle_table), ("pool", pool_table)):
-        if report.get(key):
-            out.append(make(report))
+    for key, make in (("programs", programs_table), ("program_threads", program_threads_table),
+                      ("program_threads", reuse_table), ("threads", threads_table),
+                      ("idle", idle_table)):
+        table = make(report) if report.get(key) else None
+        if table is not None and table.rows:
+            out.append(table)
     return out
 
 

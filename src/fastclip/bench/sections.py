@@ -15,11 +15,12 @@ import time
 import numpy as np
 
 import fastclip
+from fastclip import _ufunc
 from fastclip._config import config
 from fastclip._dtypes import DTYPES, numpy_dtype
 from fastclip.bench.cases import (CALL_N, SWEEP_DISTANCES, SWEEP_DTYPES, call_cases,
                                   convert_cases, label, make_case, row_named, sweep_case)
-from fastclip.bench.pool import pool
+from fastclip.bench.program_threads import openmp_loop_available, program_threads
 from fastclip.bench.timing import (_before_batch, ratio_spread, time_interleaved, time_with_spread,
                                    with_threads)
 
@@ -90,8 +91,9 @@ SCALE_N = 2**24
 
 
 def threads(peers, repeats, progress=None):
-    """2**24 elements: fastclip on one thread and on all, np.clip, np.copyto
-    and torch.clamp with its default threads, out= and in place."""
+    """2**24 elements: fastclip on one thread and on all (and split by one
+    OpenMP loop, the simple design), np.clip, np.copyto and torch.clamp with
+    its default threads, out= and in place."""
     from fastclip import _threads
     rows = []
     all_threads = _threads._available_cpus()
@@ -105,8 +107,10 @@ def threads(peers, repeats, progress=None):
                 case = make_case(row, SCALE_N, layout, rng, peers)
                 one, every = "fastclip 1 thread", f"fastclip {all_threads} threads"
                 funcs = {one: with_threads(1, case["fastclip"]),
-                         every: with_threads(all_threads, case["fastclip"]),
-                         "np.clip": case["np.clip"], "np.copyto": case["np.copyto"]}
+                         every: with_threads(all_threads, case["fastclip"])}
+                if openmp_loop_available():
+                    funcs["OpenMP loop"] = with_threads(all_threads, case["fastclip"], openmp=True)
+                funcs.update({"np.clip": case["np.clip"], "np.copyto": case["np.copyto"]})
                 ratios = {"all vs np": ("np.clip", every), "1t vs copyto": (one, "np.copyto")}
                 if "torch.clamp" in case:
                     funcs["torch.clamp"] = case["torch.clamp"]
@@ -117,6 +121,7 @@ def threads(peers, repeats, progress=None):
                              "repeats": done})
     finally:
         fastclip.set_num_threads(before)
+        _ufunc.pool_modes(openmp=False)
     return rows
 
 
@@ -144,14 +149,22 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
     woken by its first ones.
 
     torch.clamp takes its turns among the others: run after all of them, a
-    noisy spell on a shared host would fall on one side only.
+    noisy spell on a shared host would fall on one side only. The OpenMP
+    loop is fastclip's kernels split by one OpenMP parallel loop, the simple
+    design its pool is held to (csrc/parallel.h).
 
     Gaps of IDLE_CALL_TURNS_MS and more outlast every thread's spin
-    (fastclip's helpers: csrc/parallel.h FC_SPIN_NS; torch's OpenMP workers
-    less), so each call meets sleeping threads whoever called last, and the
-    contenders take turns call by call, as many calls each as the series
-    would count (the first round not counted): series by series, a series
-    of long gaps spans minutes of a shared host's drift."""
+    (fastclip's helpers: a wake-up's time; OpenMP runtimes' workers some
+    milliseconds), so each call meets sleeping threads whoever called last,
+    and the contenders take turns call by call, as many calls each as the
+    series would count (the first round not counted): series by series, a
+    series of long gaps spans minutes of a shared host's drift. A turn of
+    one call ends with the gap, which is the pause before the next turn's
+    call.
+
+    Beside each median call, the process's CPU time a call (all its threads),
+    over a series and the pause after it: a thread spinning after the calls
+    counts."""
     from fastclip import _threads
     all_threads = _threads._available_cpus()
     rng = np.random.default_rng(3)
@@ -162,13 +175,15 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
         times = []
         _before_batch(f)()
         time.sleep(settle)
-        for _ in range(calls):
-            if gap:
+        cpu0 = time.process_time()
+        for i in range(calls):
+            if gap and (settle or i):
                 time.sleep(gap / 1000)
             t0 = time.perf_counter()
             f()
             times.append(time.perf_counter() - t0)
-        return times[warm_calls:]
+        time.sleep(max(settle, gap / 1000))
+        return times[warm_calls:], (time.process_time() - cpu0) / calls
 
     try:
         for n in sizes:
@@ -178,33 +193,41 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
             def clip_out():
                 return fastclip.clip(x, -0.5, 0.5, out=out)
             funcs = {f"fastclip {all_threads} threads": with_threads(all_threads, clip_out),
-                     "fastclip 1 thread": with_threads(1, clip_out),
-                     "np.clip": lambda: np.clip(x, -0.5, 0.5, out=out)}
+                     "fastclip 1 thread": with_threads(1, clip_out)}
+            if openmp_loop_available():
+                funcs["OpenMP loop"] = with_threads(all_threads, clip_out, openmp=True)
+            funcs["np.clip"] = lambda: np.clip(x, -0.5, 0.5, out=out)
             if peers.torch is not None:
                 funcs["torch.clamp"] = peers.torch_clamp(x, -0.5, 0.5, out)
             names = list(funcs)
             for gap in gaps_ms:
                 _say(progress, f"[idle] n=2**{n.bit_length() - 1} gap {gap} ms")
                 samples = {k: [] for k in funcs}
+                cpu = {k: [] for k in funcs}
                 if gap >= IDLE_CALL_TURNS_MS:
                     for r in range(1 + repeats * (series - warm)):
                         for k in names[r % len(names):] + names[:r % len(names)]:
-                            t = run_series(funcs[k], gap, calls=1, warm_calls=0, settle=0)
+                            t, c = run_series(funcs[k], gap, calls=1, warm_calls=0, settle=0)
                             if r > 0:
                                 samples[k] += t
+                                cpu[k].append(c)
                 else:
                     for r in range(repeats):
                         for k in (names if r % 2 == 0 else names[::-1]):
-                            samples[k] += run_series(funcs[k], gap)
+                            t, c = run_series(funcs[k], gap)
+                            samples[k] += t
+                            cpu[k].append(c)
                 every = f"fastclip {all_threads} threads"
                 spread = {"all/1": ratio_spread(samples, every, "fastclip 1 thread")}
                 if "torch.clamp" in samples:
                     spread["torch/all"] = ratio_spread(samples, "torch.clamp", every)
                 rows.append({"n": n, "gap_ms": gap, "threads": all_threads,
                              "seconds": {k: statistics.median(v) for k, v in samples.items()},
+                             "cpu": {k: statistics.median(v) for k, v in cpu.items()},
                              "spread": spread})
     finally:
         fastclip.set_num_threads(before)
+        _ufunc.pool_modes(openmp=False)
     return rows
 
 
@@ -408,9 +431,10 @@ def _torch_capability(peers):
 def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, scale=True,
         calls_too=True, progress=None):
     """The whole report: the main table, then (calls_too) the every-call,
-    address-sweep and clip-and-convert sections, then (scale, not quick) the
-    threads, concurrency, idle-gap, pool and Dask sections. quick: fewer sizes,
-    layouts, dtypes and repeats."""
+    address-sweep and clip-and-convert sections, then (scale) the threads in
+    a program (a short form when quick), and (scale, not quick) the threads,
+    concurrency, idle-gap and Dask sections. quick: fewer sizes, layouts,
+    dtypes and repeats."""
     from fastclip.bench.cases import LAYOUTS_FULL, LAYOUTS_QUICK, SIZES_FULL, SIZES_QUICK
     rows = [r for r in DTYPES if dtypes is None or r.name in dtypes or numpy_dtype(r).name in dtypes]
     sizes = sizes or (SIZES_QUICK if quick else SIZES_FULL)
@@ -423,12 +447,13 @@ def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None,
         report["calls"], report["address_sweep"] = calls(peers, repeats, min_seconds, progress,
                                                          quick)
         report["convert"] = convert(peers, repeats, min_seconds, progress, quick)
+    if scale:
+        report["program_threads"] = program_threads(peers, repeats, progress, quick)
     if scale and not quick:
         report["threads"] = threads(peers, repeats, progress)
         _say(progress, "[concurrency]")
         report["concurrency"] = concurrency(repeats)
         report["idle"] = idle(peers, repeats, progress=progress)
-        report["pool"] = pool(repeats, progress)
         _say(progress, "[dask]")
         report["dask"] = dask(max(3, repeats // 2))
     return report

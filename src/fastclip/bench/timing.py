@@ -95,17 +95,21 @@ def time_with_spread(funcs, repeats, min_seconds, ratios):
     return {k: statistics.median(v) for k, v in samples.items()}, spreads, done
 
 
-def with_threads(n, f):
-    """f, to run with fastclip set to n threads: a copy of it whose
-    before_batch, which time_interleaved and calibrate call before each batch
-    of calls, sets them: set in every call, they would cost as much as a
-    small call itself."""
+def with_threads(n, f, openmp=False):
+    """f, to run with fastclip set to n threads (split by one OpenMP loop,
+    the simple design, with openmp): a copy of it whose before_batch, which
+    time_interleaved and calibrate call before each batch of calls, sets
+    them: set in every call, they would cost as much as a small call itself."""
     import fastclip
+    from fastclip import _ufunc
 
     if isinstance(f, types.FunctionType):
         g = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
     else:
         def g():
             return f()
-    g.before_batch = lambda: fastclip.set_num_threads(n)
+    def before_batch():
+        fastclip.set_num_threads(n)
+        _ufunc.pool_modes(openmp=openmp)
+    g.before_batch = before_batch
     return g
