@@ -94,14 +94,14 @@ typedef void (*fc_parallel_range_t)(fc_range_fn fn, void *ctx, void *alone_ctx, 
 #define FC_MAX_CHUNK_GRAINS 8
 #endif
 /* A call wakes sleeping helpers once it has run this many wake-ups' time:
- * rent the skis until the rent would have bought them ten times over, so a
- * call that ends right after paying for a wake-up has run at most a tenth
- * over one thread's time. */
-#define FC_WAKE_REPAY 10
+ * rent the skis until the rent would have bought them twenty times over, so
+ * a call that ends right after paying for a wake-up has run at most a
+ * twentieth over one thread's time. */
+#define FC_WAKE_REPAY 20
 /* ... and only where what is left of the call (or of its burst of calls)
  * lasts this many wake-ups (from the caller's start of one to a helper
- * running): the helper then comes with at least half of it left. */
-#define FC_WAKE_AHEAD 2
+ * running): the helper then comes with most of it left. */
+#define FC_WAKE_AHEAD 4
 
 static inline int fc_openmp_threads(int wanted)
 {
@@ -250,8 +250,9 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
     /* chunks are whole cache lines (multiples of 64 elements) */
     npy_intp grain = FC_MIN_CHUNK_BYTES / itemsize;
     npy_intp nbytes = n * (npy_intp)itemsize;
-    /* FC_STREAM_OUTPUT: the call is large though its chunks are not */
-    int stream = fc_should_stream(data, args[3], nbytes);
+    /* FC_STREAM_OUTPUT: the call is large though its chunks are not (in
+     * place never streams: the loop reads each line it writes) */
+    int stream = args[3] != args[0] && fc_should_stream(data, args[3], nbytes);
     fc_loop_job_t shared = {serial, args, steps,
                             stream && nbytes >= FC_STREAM_SHARED_MIN_BYTES ? FC_STREAM_OUTPUT : data};
     fc_loop_job_t alone = {serial, args, steps, stream ? FC_STREAM_OUTPUT : data};

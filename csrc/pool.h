@@ -104,8 +104,11 @@ static struct {
      * `wake`; a caller is running a split call (an atomic exchange) */
     int helpers, sleeping, busy;
     /* the caller's (only the caller running a job writes them): when the last
-     * split call ended, and when the burst of calls it was in started */
+     * split call ended, when the burst of calls it was in started, and whether
+     * that burst has woken the helpers (once a burst at most: the rule's
+     * bound is for one wake-up) */
     long last_end_ns, burst_start_ns;
+    int burst_woken;
     int passive;            /* OMP_WAIT_POLICY=passive: helpers sleep at once */
     int cpus;               /* the machine's CPUs online */
     int loadavg;            /* /proc/loadavg, open (-1: not) */
@@ -238,6 +241,7 @@ static void fc_job_work(fc_job_t *job, int part, fc_caller_t *me)
                         fc_pool_publish(job);
                         me->published = 1;
                     }
+                    fc_pool.burst_woken = 1;
                     fc_pool_wake();
                 }
             }
@@ -256,10 +260,8 @@ static void *fc_helper(void *arg)
         /* Awake: spin for the next job as long as a wake-up would take (ski
          * rental: spinning longer costs more than sleeping can), counted from
          * the end of a job running that this helper is not in (it came too
-         * late), then sleep; sleep at once where a thread is waiting for a
-         * CPU (more runnable than the machine has). */
-        int runnable = fc_pool.passive ? 0 : fc_runnable();
-        long spin = fc_pool.passive || runnable > fc_pool.cpus ? 0 : fc_load_long(&fc_pool.wake_time.median);
+         * late), then sleep. */
+        long spin = fc_pool.passive ? 0 : fc_load_long(&fc_pool.wake_time.median);
         long until = fc_now_ns() + spin;
         for (int i = 0; __atomic_load_n(&fc_pool.gen, __ATOMIC_ACQUIRE) == seen; i++) {
             fc_cpu_relax();
@@ -415,13 +417,14 @@ static void fc_pool_run(fc_range_fn fn, void *ctx, void *alone_ctx, npy_intp tot
     fc_caller_t me = {0, 0, fc_now_ns()};
     if (me.start - fc_pool.last_end_ns > fc_load_long(&fc_pool.wake_time.median)) {
         fc_pool.burst_start_ns = me.start;      /* a pause longer than a wake-up */
+        fc_pool.burst_woken = 0;
     }
     int asleep = fc_load_int(&fc_pool.sleeping), wake_now = split_every_call;
-    if (asleep && !split_every_call) {
+    if (asleep && !split_every_call && !fc_pool.burst_woken) {
         me.wake_at = fc_pool.burst_start_ns + FC_WAKE_REPAY * fc_load_long(&fc_pool.wake_cost.median);
         if (me.wake_at <= me.start) {
             me.wake_at = 0;
-            wake_now = fc_worth_waking(0, me.start);
+            wake_now = fc_pool.burst_woken = fc_worth_waking(0, me.start);
         }
     }
     me.published = split_every_call || wake_now || asleep < helpers;

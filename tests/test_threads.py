@@ -225,6 +225,24 @@ def pool():
                     _ufunc._for_tests("pool")))
 
 
+def _others_cpu_seconds():
+    """CPU seconds the machine has been busy, less this process's own: what
+    other processes used (Linux's /proc/stat; None where it is missing)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    busy = (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")   # less idle, iowait
+    t = os.times()
+    return busy - (t.user + t.system)
+
+
+#: a round counts only if other processes used less than this many CPUs on
+#: average while it ran: the helper needs the second CPU to join
+OTHERS_BUSY_CPUS = 0.25
+
+
 def _asleep_after(pause_s=0.1):
     """Sleep past the helpers' spin (a wake-up's time); the pool's counts."""
     import time
@@ -235,7 +253,7 @@ def _asleep_after(pause_s=0.1):
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
                     reason="no helper threads of fastclip's own, or one CPU")
 @pytest.mark.thread_unsafe(reason="counts the wake-ups")
-def test_a_split_call_wakes_sleeping_helpers_only_once_it_has_run_ten_wake_ups():
+def test_a_split_call_wakes_sleeping_helpers_only_once_it_has_run_twenty_wake_ups():
     """With the helpers asleep, a split call runs on the caller alone, and
     wakes them only once it has run FC_WAKE_REPAY times what a wake-up costs
     its caller (csrc/parallel.h): a call shorter than that pays no wake-up,
@@ -244,7 +262,7 @@ def test_a_split_call_wakes_sleeping_helpers_only_once_it_has_run_ten_wake_ups()
     fastclip.set_num_threads(2)
     try:
         rng = np.random.default_rng(1)
-        big = rng.normal(size=16 << 20).astype(np.float32)          # 64 MiB: milliseconds
+        big = rng.normal(size=64 << 20).astype(np.float32)          # 256 MiB: milliseconds
         big_out = np.empty_like(big)
         small = rng.normal(size=1 << 18).astype(np.float32)         # 1 MiB, the smallest split
         small_out = np.empty_like(small)
@@ -261,13 +279,23 @@ def test_a_split_call_wakes_sleeping_helpers_only_once_it_has_run_ten_wake_ups()
         if took < _ufunc.WAKE_REPAY * before["cost_s"]:
             assert pool()["wakeups"] == before["wakeups"], "a short call woke the helpers"
         assert_same(small_out, np.clip(small, -0.5, 0.5))
-        before = _asleep_after()
-        t0 = time.perf_counter()
-        fastclip.clip(big, -0.25, 0.25, out=big_out)
-        took = time.perf_counter() - t0
-        assert took > _ufunc.WAKE_REPAY * before["cost_s"], (took, before)
-        assert pool()["wakeups"] == before["wakeups"] + 1, "a long call woke no helper"
-        assert_same(big_out, np.clip(big, -0.25, 0.25))
+        # a long call wakes them, where another CPU is idle: a few tries,
+        # each counted only if other processes left one (/proc/stat)
+        tries = []
+        for _ in range(5):
+            before = _asleep_after()
+            others = _others_cpu_seconds()
+            t0 = time.perf_counter()
+            fastclip.clip(big, -0.25, 0.25, out=big_out)
+            took = time.perf_counter() - t0
+            assert_same(big_out, np.clip(big, -0.25, 0.25))
+            busy = others is not None and (_others_cpu_seconds() - others) / took > OTHERS_BUSY_CPUS
+            tries.append((pool()["wakeups"] - before["wakeups"], round(took * 1e3, 2), busy))
+            if tries[-1][0] == 1:
+                break
+        if tries[-1][0] != 1 and all(busy for _, _, busy in tries):
+            pytest.skip(f"other processes kept a CPU busy in every try: {tries}")
+        assert tries[-1][0] == 1, f"no long call woke the helpers (wake-ups, ms, busy): {tries}"
     finally:
         _threads._apply()
 
@@ -308,8 +336,8 @@ def test_omp_wait_policy_passive_stops_the_helpers_spinning():
         assert r.returncode == 0, r.stderr
         spins[policy] = float(r.stdout)
     if spins[None] < 20e-6:
-        pytest.skip(f"the helper did not spin by default either (a busy machine: another "
-                    f"thread waited for a CPU): {spins}")
+        pytest.skip(f"the helper took no part in the calls by default either (another "
+                    f"process kept the other CPU busy, so none woke it): {spins}")
     assert spins["passive"] < spins[None] / 3, spins
 
 
@@ -349,24 +377,6 @@ def test_every_split_gives_the_same_bits(openmp):
     finally:
         _ufunc.pool_modes(openmp=False)
         _threads._apply()
-
-
-def _others_cpu_seconds():
-    """CPU seconds the machine has been busy, less this process's own: what
-    other processes used (Linux's /proc/stat; None where it is missing)."""
-    try:
-        with open("/proc/stat") as f:
-            ticks = [int(v) for v in f.readline().split()[1:9]]
-    except (OSError, ValueError):
-        return None
-    busy = (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")   # less idle, iowait
-    t = os.times()
-    return busy - (t.user + t.system)
-
-
-#: a round counts only if other processes used less than this many CPUs on
-#: average while it ran: the helper needs the second CPU to join
-OTHERS_BUSY_CPUS = 0.25
 
 
 @pytest.mark.skipif(NO_POOL or _threads._available_cpus() < 2,
