@@ -29,8 +29,21 @@ from fastclip.bench.timing import ratio_spread
 MiB = 1 << 20
 DEFAULT, ONE, OPENMP = "fastclip", "fastclip 1 thread", "OpenMP loop"
 #: the settling pause after a contender's series: longer than any thread's spin
-#: after a call (fastclip's helpers: a wake-up's time; OpenMP runtimes: some ms)
+#: after a call (fastclip's helpers: a wake-up's time; OpenMP runtimes': longer)
 SETTLE_S = 0.05
+#: a program's CPU work between calls, in seconds: a range drawn from call by
+#: call, and the fixed work of a loop of small calls
+WORK_S, LOOP_WORK_S = (0.001, 0.005), 0.001
+#: the pauses (sleeps) of the idle cases: one that outlasts a helper's spin,
+#: and one that a large call's helpers sleep through
+PAUSE_S, LONG_PAUSE_S = 0.02, 0.05
+
+
+def _ms(seconds):
+    return f"{seconds * 1000:g} ms"
+
+
+WORK = f"{_ms(WORK_S[0])[:-3]}-{_ms(WORK_S[1])} of CPU work"
 
 
 def _cpus():
@@ -182,19 +195,19 @@ def mlp(peers, rounds, steps):
 
 
 def split_cpu(peers, rounds, calls):
-    """2**24 float32 out= (64 MiB each way), back to back and with 1-5 ms of
+    """2**24 float32 out= (64 MiB each way), back to back and with WORK_S of
     CPU work before each call."""
     rng = np.random.default_rng(7)
     x = rng.normal(size=2**24).astype(np.float32)
     out = np.empty_like(x)
-    work = tuple(rng.uniform(0.001, 0.005, size=16))
+    work = tuple(rng.uniform(*WORK_S, size=16))
     names = contenders(peers)
     back = _calls_case(names, peers, rounds, x, out, calls)
     spaced = _calls_case(names, peers, rounds, x, out, calls, work=work)
     return [_row("split calls, back to back", "2^24 float32 out=, back to back; a call",
                  back, per=calls),
-            _row("split calls, work between", "2^24 float32 out=, 1-5 ms of CPU work before "
-                 "each; a call (the work not counted)", spaced, per=calls)]
+            _row("split calls, work between", f"2^24 float32 out=, {WORK} before each; a "
+                 "call (the work not counted)", spaced, per=calls)]
 
 
 def loops(peers, rounds):
@@ -208,16 +221,17 @@ def loops(peers, rounds):
     names = contenders(peers)
     rows = []
     for case, what, x, kw, count in (
-            ("4 MiB loop, work between", "4 MiB calls, 1 ms of CPU work before each",
-             small, {"work": (0.001,)}, 24),
-            ("1 MiB after pauses", "1 MiB calls (the smallest split), a 20 ms pause before each",
-             least, {"pause": 0.02}, 12),
-            ("4 MiB bursts", "bursts of 8 back-to-back 4 MiB calls, a 20 ms pause before each "
-             "burst", small, {"pause": 0.02, "pause_every": 8}, 32),
-            ("256 MiB after a pause", "one 256 MiB call after a 50 ms pause", huge,
-             {"pause": 0.05}, 2),
+            ("4 MiB loop, work between", f"4 MiB calls, {_ms(LOOP_WORK_S)} of CPU work before "
+             "each", small, {"work": (LOOP_WORK_S,)}, 24),
+            ("1 MiB after pauses", f"1 MiB calls (the smallest split), a {_ms(PAUSE_S)} pause "
+             "before each", least, {"pause": PAUSE_S}, 12),
+            ("4 MiB bursts", f"bursts of 8 back-to-back 4 MiB calls, a {_ms(PAUSE_S)} pause "
+             "before each burst", small, {"pause": PAUSE_S, "pause_every": 8}, 32),
+            ("256 MiB after a pause", f"one 256 MiB call after a {_ms(LONG_PAUSE_S)} pause", huge,
+             {"pause": LONG_PAUSE_S}, 2),
             ("64 MiB into a new out", "a 64 MiB call into a new np.empty out (fresh pages) "
-             "after a 50 ms pause", large, {"pause": 0.05, "new_out": True}, 3)):
+             f"after a {_ms(LONG_PAUSE_S)} pause", large,
+             {"pause": LONG_PAUSE_S, "new_out": True}, 3)):
         samples = _calls_case(names, peers, rounds, x, np.empty_like(x), count, **kw)
         rows.append(_row(case, what + "; a call", samples, per=count))
     return rows
@@ -326,13 +340,13 @@ def processes(peers, rounds, nprocs, calls=20, n=2**25):
 
 def neighbour(peers, rounds, calls=40, n=2**25):
     """A CPU-bound Python process beside a loop of calls of float32 n out=
-    with 1-5 ms of CPU work before each: the two processes' times added (the
+    with WORK_S of CPU work before each: the two processes' times added (the
     neighbour's fixed work, the loop), and the neighbour's alone."""
     ctx = multiprocessing.get_context("spawn")
     rng = np.random.default_rng(8)
     x = rng.normal(size=n).astype(np.float32)
     out = np.empty_like(x)
-    work = tuple(rng.uniform(0.001, 0.005, size=16))
+    work = tuple(rng.uniform(*WORK_S, size=16))
     names = contenders(peers)
     order = _turns(names, rounds)
     # the neighbour's work: about as long as the loop on one thread
@@ -371,7 +385,7 @@ def neighbour(peers, rounds, calls=40, n=2**25):
     for (name, wall, cpu), nb in zip(loops, theirs[1:]):
         samples[name].append({"wall": wall + nb, "cpu": cpu, "neighbour": nb / alone})
     what = (f"a CPU-bound Python process beside {calls} calls of float32 2^{n.bit_length() - 1} "
-            f"out= with 1-5 ms of CPU work before each: the loop's and the neighbour's times "
+            f"out= with {WORK} before each: the loop's and the neighbour's times "
             f"added (neighbour: its time over its time alone)")
     return _row("neighbour", what, samples)
 
