@@ -576,7 +576,7 @@ def test_one_element_array_bounds(dtype):
     the other sign than the bounds' NaN too: in place NumPy's iterator runs
     the scalar-bound loop where it runs the per-element one for another out,
     so np.clip's answer there differs, and bfloat16 and float8 give the new
-    result's, found by the fuzzer)."""
+    result's)."""
     rng = np.random.default_rng(21)
     lo_v, hi_v = typical_bounds(dtype)
     pairs = [(lo_v, hi_v), (hi_v, lo_v)]
@@ -728,9 +728,9 @@ def test_array_bound_beside_a_nan_or_zero_scalar_bound(dtype, shape):
     is a NaN with a payload, -0.0, +0.0 or 1.0, x holding NaNs of another
     payload and zeros of both signs, C and F order, into a new array and into
     out: NumPy's bits (the reference for the 16- and 8-bit floats). A (6,)
-    bound over F-order x repeats along the inner axis, and fastclip took
-    NumPy's scalar-bound loop there, giving the scalar's NaN where NumPy
-    kept x's (found by the fuzzer on float8_e5m2)."""
+    bound over F-order x repeats along the inner axis, where NumPy's
+    per-element loop keeps x's NaN and its scalar-bound loop would give the
+    scalar's."""
     dtype = np.dtype(dtype)
     rng = np.random.default_rng(len(shape) + dtype.itemsize)
     u = np.dtype(f"u{dtype.itemsize}")

@@ -36,6 +36,11 @@ def _check(tmp_path, name, text):
     ("# seen on 2026-12-03 on a VM", "date"),
     ("# timed again in alternating pairs", "run narration"),
     ("# as in this run, the loop", "run narration"),
+    ("# x's NaN (found by the fuzzer, float8_e5m2 (6, 6, 6))", "run narration"),
+    ("    # found by fuzz/run: a non-native bfloat16 array", "run narration"),
+    ("# (Hypothesis found it)", "run narration"),
+    ('"""... the new result\'s, found by Hypothesis."""', "run narration"),
+    ("#   gave +0.0, until test_one_sided_bounds_are_numpys had tiny bounds", "run narration"),
 ])
 def test_check_prose_finds_what_belongs_in_a_commit_message(tmp_path, line, what):
     assert what in _check(tmp_path, "kernel.h", line + "\n")
@@ -48,6 +53,9 @@ def test_check_prose_finds_what_belongs_in_a_commit_message(tmp_path, line, what
     "for offset in (0x7fc00000, 0xdeadbeef): pass",
     "# this runs once per process",
     'assert "4.00x" in text  # noqa: prose',
+    '"""Flags chosen for the compiler that will build, found by probing it."""',
+    'echo "the fuzzer found a difference under $target" >&2',
+    "# the nearest of dst's finite values, found by search",
 ])
 def test_check_prose_lets_reasons_through(tmp_path, line):
     assert _check(tmp_path, "kernel.py", line + "\n") == []

@@ -1,7 +1,7 @@
 """Hypothesis: fastclip.clip against np.clip (the oracle) over every dtype,
 layout, kind of bound, kind of out and ufunc keyword. Same result bit for bit,
-or the same exception type; the same warnings. Failures Hypothesis found are
-pinned in tests/test_regressions.py."""
+or the same exception type; the same warnings. A failure Hypothesis finds is
+pinned as a case of tests/test_regressions.py."""
 
 import numpy as np
 import pytest

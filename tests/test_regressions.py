@@ -71,7 +71,7 @@ def test_overlapping_out_goes_through_numpys_buffering(dtype):
 
 
 def test_byte_swapped_bfloat16_stays_bfloat16():
-    # found by fuzz/run: a non-native bfloat16 array is still bfloat16 (docs/semantics.rst)
+    # a non-native bfloat16 array is still bfloat16 (docs/semantics.rst)
     x = np.array([-2, 0.5, 3], BF16)
     swapped = x.byteswap().view(x.dtype.newbyteorder())
     r = fastclip.clip(swapped, 0, 1)
@@ -80,7 +80,7 @@ def test_byte_swapped_bfloat16_stays_bfloat16():
 
 
 def test_python_int_beyond_uint64_as_a_bound():
-    # found by fuzz/run: NumPy takes its object loop for 2**64; so must we
+    # NumPy takes its object loop for 2**64; so must we
     def make(clip):
         a = np.array(7, np.uint64)
         return clip(a, 2**64, np.array(-3, np.int64), out=np.zeros((), np.uint64))
@@ -89,8 +89,8 @@ def test_python_int_beyond_uint64_as_a_bound():
 
 
 def test_only_the_chosen_kernel_module_is_imported():
-    # found by valgrind (whose CPU has no AVX-512): importing the AVX-512 build
-    # runs AVX-512 code in its module init, a SIGILL on CPUs without it
+    # importing the AVX-512 build runs AVX-512 code in its module init, a
+    # SIGILL on CPUs without it (valgrind's, for one)
     import subprocess
     import sys
     code = ("import sys, fastclip; from fastclip import _ufunc; "
@@ -140,8 +140,8 @@ def test_bfloat16_out_of_its_own_dtype_keeps_the_bfloat16_rule():
 
 @pytest.mark.parametrize("dtype", ML_FLOATS, ids=str)
 def test_one_sided_ml_float_keeps_the_layout(dtype):
-    # found by fuzz/run: an F-ordered float8 with one bound None came back in C
-    # order (the float8 widening by table lookup made a C-ordered copy)
+    # an F-ordered float8 with one bound None keeps its order (a float8
+    # widened by table lookup would be a C-ordered copy)
     base = np.linspace(-3, 3, 15).astype(np.float32).astype(dtype).reshape(3, 5)
     for a in (base.T, base[::-1, ::2], np.asfortranarray(base), np.array(2.5, dtype)):
         for lo, hi in ((-1.0, None), (None, 1.0)):
@@ -150,8 +150,8 @@ def test_one_sided_ml_float_keeps_the_layout(dtype):
 
 @pytest.mark.parametrize("dtype", ML_FLOATS, ids=str)
 def test_ml_float_strided_view_with_zero_bounds_of_both_signs(dtype):
-    # Hypothesis found it on NumPy 2.1, whose iterator buffers scalar bounds
-    # in walks of several runs (its per-element loop then gives the -0.0
+    # NumPy 2.1's iterator buffers scalar bounds in walks of several runs
+    # (its per-element loop then gives the -0.0
     # bound); the bfloat16/float8 rule (docs/semantics.rst) is np.clip of a.astype(float32), one run,
     # which keeps x's +0.0. fastclip walks these itself.
     base = np.zeros((1, 4, 5, 10), dtype)

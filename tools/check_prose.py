@@ -34,7 +34,8 @@ _DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b|\b(January|February|March|April|M
 _NARRATION = re.compile(
     r"\b(this run|in this run|the run before|the runs before|the run of|timed again|as before"
     r"|this session|last session|the last session|earlier session|before -> after"
-    r"|found by the fuzzer at|the old (loop|rule|code|build)|was \d[\d.]* (us|ns|ms)"
+    r"|found by (the fuzzer|fuzz/run|hypothesis|valgrind|the sanitizer|asan|ubsan)|hypothesis found"
+    r"|until test_\w+|the old (loop|rule|code|build)|was \d[\d.]* (us|ns|ms)"
     r"|\d+ alternating (pairs|rounds)|in \d+ pairs)\b", re.IGNORECASE)
 _FIGURE = re.compile(
     r"\d(\.\d+)? ?(ns|us|µs|ms)\b|\d(\.\d+)? s\b"  # a time

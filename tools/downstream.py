@@ -5,8 +5,9 @@
     python tools/downstream.py LIB/PATH/test_x.py ...   # chosen modules (paths in site-packages)
 
 Each test module runs twice in its own pytest process, once as it is and once
-under fastclip.patch_numpy() (tools/downstream_plugin.py), and every test's
-outcome (passed, failed, skipped, xfailed, error) is compared. Prints, per
+under fastclip.patch_numpy() (this file is also that process's pytest plugin:
+pytest_configure below), and every test's outcome (passed, failed, skipped,
+xfailed, error) is compared. Prints, per
 library, the tests compared, the outcomes that changed (each one named), the
 clip calls that went through fastclip, and the wall time both ways. Exits 1
 when any outcome changed. The libraries must be installed (their wheels ship
@@ -15,6 +16,7 @@ pytz (xarray's tests import pytz).
 """
 
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -88,7 +90,7 @@ def run_module(path, patched, site):
                    FASTCLIP_DOWNSTREAM_COUNT=count, MPLBACKEND="agg",
                    PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-               "-p", "downstream_plugin", f"--junitxml={xml}", "--rootdir", site,
+               "-p", "downstream", f"--junitxml={xml}", "--rootdir", site,
                "-o", "addopts=", os.path.join(site, path)]
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=site, env=env, capture_output=True, text=True)
@@ -151,6 +153,40 @@ def main(argv=None):
               f"{sum(r[5] for r in mine)} | {sum(r[6] for r in mine):.1f} s | {sum(r[7] for r in mine):.1f} s |")
     print(f"\noutcomes changed by the patch: {changed_total}")
     return 1 if changed_total else 0
+
+
+# ---- the pytest plugin of each run: with FASTCLIP_DOWNSTREAM_PATCH=1,
+# fastclip.patch_numpy() before any test module is imported, and the number of
+# numpy.clip calls that reached fastclip written to FASTCLIP_DOWNSTREAM_COUNT
+# (a thin wrapper around the patched numpy.clip counts them: the patch was
+# really exercised)
+
+_calls = 0
+
+
+def pytest_configure(config):
+    if os.environ.get("FASTCLIP_DOWNSTREAM_PATCH") != "1":
+        return
+    import numpy
+    import fastclip
+
+    fastclip.patch_numpy()
+    patched = numpy.clip
+
+    @functools.wraps(patched)
+    def counting_clip(*args, **kwargs):
+        global _calls
+        _calls += 1
+        return patched(*args, **kwargs)
+
+    numpy.clip = counting_clip
+
+
+def pytest_unconfigure(config):
+    path = os.environ.get("FASTCLIP_DOWNSTREAM_COUNT")
+    if path and os.environ.get("FASTCLIP_DOWNSTREAM_PATCH") == "1":
+        with open(path, "w") as f:
+            f.write(str(_calls))
 
 
 if __name__ == "__main__":

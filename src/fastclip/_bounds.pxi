@@ -285,7 +285,6 @@ cdef int _bound_operand(int row, cnp.dtype descr, object b, ndarray a, void *buf
     # the same type, not only an equivalent one: with an int64 'q' bound on an
     # int64 'l' array NumPy's loop search can pick the 'q' loop, and np.clip
     # then returns np.longlong where a's own type would be np.int64
-    # (Hypothesis found it)
     if (bd.type_num != descr.type_num or not cnp.PyArray_ISNBO(bd.byteorder)
             or not cnp.PyArray_ISALIGNED(bb)):
         return BOUND_REFUSED
@@ -442,7 +441,7 @@ cdef inline bint _take_bounds(FastBounds *b, int row, cnp.dtype descr, ndarray a
         # per element, the bound's NaN from the scalar-bound loop. Which one
         # NumPy's iterator runs is its own affair: np.clip of a NaN in F-order
         # (6, 6) against a (6,) lower bound and a (1,) NaN upper bound keeps
-        # x's NaN (found by the fuzzer, float8_e5m2 (6, 6, 6)).
+        # x's NaN.
         if ((b.lo_kind == BOUND_SCALAR and _is_nan_at(row, b.lo_ptr, True)) or
                 (b.hi_kind == BOUND_SCALAR and _is_nan_at(row, b.hi_ptr, True))):
             return False

@@ -72,7 +72,7 @@ def _widen(x):
         bits = x.astype(dtype, copy=False).view(np.uint16)
         return (bits.astype(np.uint32) << 16).view(np.float32)
     # np.take into an array laid out like x: indexing would give C order,
-    # and np.clip keeps the input's (found by fuzz/run: an F-ordered float8)
+    # and np.clip keeps the input's (an F-ordered float8 stays F-ordered)
     wide = np.empty_like(x, dtype=np.float32)
     return np.take(_float8_tables(dtype)[0], x.view(np.uint8), out=wide)
 

@@ -14,9 +14,9 @@
 #   pattern; on a -0.0/+0.0 tie np.maximum returned the bound on x86 (NumPy
 #   2.4, AVX-512, every length tried) where the clip keeps x, and aarch64's
 #   fmax orders the zeros. A Python float bound goes into x's own type, where
-#   a tiny one becomes zero (1e-50 into float32: a -0.0 came back where NumPy
-#   gave +0.0, until test_one_sided_bounds_are_numpys had tiny bounds): below
-#   float16's smallest step, 2**-24, it is treated as a zero. A zero or NaN
+#   a tiny one becomes zero (1e-50 into float32, where a -0.0 x against it
+#   would come back -0.0 and NumPy gives +0.0): below float16's smallest
+#   step, 2**-24, it is treated as a zero. A zero or NaN
 #   bound in x's own loop (float32 and float64) takes _ties_to_bound's loop,
 #   which has np.maximum's rule on a tie; else NumPy.
 # - float16 x in its own loop: any bound, where NumPy's float16 loop keeps x

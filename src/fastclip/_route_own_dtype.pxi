@@ -109,7 +109,7 @@ cdef object _clip_own_dtype(ndarray a, object a_min, object a_max, object out, d
         # may run the scalar-bound loop for an operand that is its out where
         # it runs the per-element one for a separate out (a one-element
         # float8 NaN against a (1,) bound and a NaN: the bound's NaN in
-        # place, x's otherwise; found by the fuzzer), so a is read from a copy
+        # place, x's otherwise), so a is read from a copy
         a = a.copy()
     if a_min is None or a_max is None:
         result = _numpy_fallback.ml_one_sided(a, a_min, a_max, out_, kwargs)

@@ -49,7 +49,7 @@ def _numpy_buffers_scalar_bounds():
 #: for the ml_dtypes formats with scalar bounds: their rule (docs/semantics.rst) is
 #: np.clip of a.astype(float32), a contiguous copy, one run, scalar bounds,
 #: which fastclip's own walk reproduces and NumPy 2.1's buffering would not
-#: (a -0.0 bound against +0.0 in a strided bfloat16 view, found by Hypothesis).
+#: (a -0.0 bound against +0.0 in a strided bfloat16 view).
 cdef bint MULTI_RUN_WALKS_TO_NUMPY = _numpy_buffers_scalar_bounds()
 MULTI_RUN_WALKS_TO_NUMPY_FOR_TESTS = MULTI_RUN_WALKS_TO_NUMPY
 
