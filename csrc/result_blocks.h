@@ -131,7 +131,7 @@ static void fc_blocks_free(void *ctx, void *p, size_t size)
     (void)ctx;
     fc_block_t evicted[FC_BLOCK_SLOTS];
     int n_evicted = 0, kept = 0;
-    size_t cap = FC_LOAD_CAP();     /* set_reuse_bytes may change it from another thread */
+    size_t cap = FC_LOAD_CAP();     /* set_reuse_mib may change it from another thread */
     if (p != NULL && size >= (size_t)FC_BLOCK_MIN_BYTES && size <= cap) {
         fc_blocks_lock();
         for (;;) {

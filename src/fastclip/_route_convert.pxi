@@ -309,10 +309,10 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     (_into_other_takes). NumPy picks the loop from the inputs alone (outputs
     take no part in its dispatch unless signature= names them), clips in a's
     dtype and casts into out. A widening that casting allows:
-    _clipped_then_widened_into. Any other pair: fastclip's ufunc, without
-    _ndarray_call's argument rules, which these bounds do not need and which
+    _clip_then_widen. Any other pair: fastclip's ufunc, without
+    _numpy_rules_call's argument rules, which these bounds do not need and which
     cost more than the call."""
-    if _clipped_then_widened_into(a, a_min, a_max, out, casting):
+    if _clip_then_widen(a, a_min, a_max, out, casting):
         return out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
@@ -335,23 +335,23 @@ cdef bint _into_other_takes(ndarray a, object a_min, object a_max, ndarray out,
             and not ROW_ML[row]
             and _bound_to_c(row, a_min, &buf) and _bound_to_c(row, a_max, &buf)
             and _casting_code(casting) >= 0
-            and not _drops_int_bound(row, a_min, a_max))
+            and not _has_dropped_int_bound(row, a_min, a_max))
 
 
-cdef bint _clipped_then_widened_into(ndarray a, object a_min, object a_max, ndarray out,
+cdef bint _clip_then_widen(ndarray a, object a_min, object a_max, ndarray out,
                                      object casting) except -1:
     """For a call _into_other_takes, into an out whose dtype a widens into
-    safely (_can_widen_into): the fast path into a new array, then
+    safely (_clip_then_widen_takes): the fast path into a new array, then
     np.copyto; whether it wrote out (not for a 0-d a, which clips to a NumPy
-    scalar, nor a signaling NaN: _widen_into)."""
+    scalar, nor a signaling NaN: _widen_copy)."""
     cdef int row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]
-    if not _can_widen_into(a, out, casting):
+    if not _clip_then_widen_takes(a, out, casting):
         return False
     clipped = _fast(a, a_min, a_max, None)
-    return type(clipped) is ndarray and _widen_into(out, <ndarray>clipped, row)
+    return type(clipped) is ndarray and _widen_copy(out, <ndarray>clipped, row)
 
 
-cdef bint _can_widen_into(ndarray a, ndarray out, object casting) except -1:
+cdef bint _clip_then_widen_takes(ndarray a, ndarray out, object casting) except -1:
     """Whether out, writeable and of a's shape, has a dtype that is a
     value-preserving widening of a's (native byte orders) that casting (a
     valid name) allows: _SAFE_WIDENING, filled as met."""
@@ -375,7 +375,7 @@ cdef bint _can_widen_into(ndarray a, ndarray out, object casting) except -1:
 cdef npy_intp SNAN_SCAN_MAX = 4096
 
 
-cdef bint _widen_into(ndarray dst, ndarray src, int row):
+cdef bint _widen_copy(ndarray dst, ndarray src, int row):
     """np.copyto(dst, src), a safe widening of src (of row row), or False
     where src holds a signaling NaN: its cast raises FE_INVALID, which
     np.clip reports as "invalid value encountered in clip" and np.copyto as

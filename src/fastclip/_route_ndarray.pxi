@@ -5,21 +5,21 @@
 cdef object _ndarray_route(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """An exact ndarray's call that no loop of its own route took: a bfloat16
     or float8 array that keeps its dtype (_own_dtype_call), else np.clip's
-    argument rules (_ndarray_call)."""
+    argument rules (_numpy_rules_call)."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
     if row >= 0 and ROW_ML[row] and keeps_own_dtype(
             <cnp.dtype>cnp.PyArray_DESCR(a), a_min, a_max, out, kwargs):
         return _own_dtype_call(a, a_min, a_max, out, kwargs)
     try:
-        return _ndarray_call(a, a_min, a_max, out, kwargs)
+        return _numpy_rules_call(a, a_min, a_max, out, kwargs)
     except TypeError:
         # numpy/_core/fromnumeric.py::_wrapfunc calls again after a
         # TypeError, which raises it again (and repeats any warning)
-        return _ndarray_call(a, a_min, a_max, out, kwargs)
+        return _numpy_rules_call(a, a_min, a_max, out, kwargs)
 
 
-cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
+cdef object _numpy_rules_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """Every other call on an exact ndarray, but a bfloat16 or float8 one
     that keeps its dtype (_own_dtype_call): numpy/_core/_methods.py::_clip (what
     np.clip runs for an ndarray), with fastclip's ufunc where it has the loop
@@ -28,8 +28,8 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
     than np.clip itself."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
-    if row >= 0 and _drops_int_bound(row, a_min, a_max):
-        a_min, a_max = _drop_int_bounds(row, a_min, a_max)
+    if row >= 0 and _has_dropped_int_bound(row, a_min, a_max):
+        a_min, a_max = _without_dropped_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:
         if (row >= 0 and type(out) is ndarray and ROW_INT_RANGE[row] is not None
                 and (not kwargs or (len(kwargs) == 1 and "casting" in kwargs))):
@@ -51,12 +51,12 @@ cdef object _ndarray_call(ndarray a, object a_min, object a_max, object out, dic
     if row >= 0 and _operand_has_loop(a_min) and _operand_has_loop(a_max):
         if out is None and (not kwargs or (len(kwargs) == 1 and "dtype" in kwargs)):
             # an ml_dtypes x here does not keep its dtype: a wider loop or NumPy's
-            result = _widened(a, a_min, a_max, kwargs.get("dtype"))
+            result = _widen_new(a, a_min, a_max, kwargs.get("dtype"))
             if result is not NotImplemented:
                 return result
         elif not ROW_ML[row] and type(out) is ndarray and (not kwargs or (
                 len(kwargs) == 1 and kwargs.get("casting") in _WIDENING_CASTINGS)):
-            if _widened_into(a, a_min, a_max, <ndarray>out, kwargs.get("casting", "same_kind")):
+            if _widen_into_out(a, a_min, a_max, <ndarray>out, kwargs.get("casting", "same_kind")):
                 return out
         if not ROW_ML[row]:
             return clip_ufunc(a, a_min, a_max, out=out, **kwargs)

@@ -122,7 +122,7 @@ cdef inline int _one_sided_way(int row, object bound, type tb, int src) except -
     if not _NANS_KEPT:
         return ONE_SIDED_NUMPY
     if kind == KIND_HALF and _HALF_TIES_KEPT and (tb is int or tb is float or src == row):
-        # float16's own loop (np.float64 and wider bounds: _widened's own
+        # float16's own loop (np.float64 and wider bounds: _widen_new's own
         # checks), which keeps x on a tie, zeros included, and gives a NaN
         # x, else a NaN bound, as the kernel does: any bound
         return ONE_SIDED_KERNEL
@@ -168,7 +168,7 @@ cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint 
     lo, hi = (bound, end) if lower else (end, bound)
     if out is None:
         if casting is None and wider:
-            result = _widened(a, lo, hi, None)
+            result = _widen_new(a, lo, hi, None)
             if result is not NotImplemented:
                 return result
     elif type(out) is ndarray:
@@ -177,9 +177,9 @@ cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint 
         if (_convert_into(a, lo, hi, <ndarray>out, casting)
                 or (cnp.PyArray_ITEMSIZE(<ndarray>out) > cnp.PyArray_ITEMSIZE(a)
                     and _into_other_takes(a, lo, hi, <ndarray>out, casting)
-                    and _clipped_then_widened_into(a, lo, hi, <ndarray>out, casting))
+                    and _clip_then_widen(a, lo, hi, <ndarray>out, casting))
                 or (wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS
-                    and _widened_into(a, lo, hi, <ndarray>out, casting))):
+                    and _widen_into_out(a, lo, hi, <ndarray>out, casting))):
             return out
     return _one_sided_numpy(a, bound, lower, out, kwargs)
 
@@ -212,11 +212,11 @@ cdef object _ties_to_bound_into(ndarray a, int row, object bound, bint lower, ob
             if _narrowed_past_the_tie(a, row, bound, lower, <ndarray>out, casting):
                 return out
         elif (_any_scalar_casts(casting)
-                and _can_widen_into(a, <ndarray>out, "same_kind" if casting is None else casting)
+                and _clip_then_widen_takes(a, <ndarray>out, "same_kind" if casting is None else casting)
                 and _ties_to_bound_takes(loop, a, None, casting)):
             res = _new_result(a, <cnp.dtype>cnp.PyArray_DESCR(a))
             _ties_to_bound(loop, a, <ndarray>res, lower, &b_buf, &e_buf)
-            if _widen_into(<ndarray>out, <ndarray>res, row):
+            if _widen_copy(<ndarray>out, <ndarray>res, row):
                 return out
     return _one_sided_numpy(a, bound, lower, out, kwargs)
 

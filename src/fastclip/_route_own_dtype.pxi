@@ -3,7 +3,7 @@
 # (docs/semantics.rst, the bfloat16/float8 rule).
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
-cdef inline bint _drops_int_bound(int row, object a_min, object a_max):
+cdef inline bint _has_dropped_int_bound(int row, object a_min, object a_max):
     """numpy/_core/_methods.py::_clip: an integer array drops a Python int
     bound at or beyond its dtype's range (NEP 50: no value-based casting)."""
     if ROW_KIND[row] != KIND_INT:
@@ -12,8 +12,8 @@ cdef inline bint _drops_int_bound(int row, object a_min, object a_max):
     return (type(a_min) is int and a_min <= lo) or (type(a_max) is int and a_max >= hi)
 
 
-cdef tuple _drop_int_bounds(int row, object a_min, object a_max):
-    """(a_min, a_max) with the Python int bounds _drops_int_bound finds
+cdef tuple _without_dropped_int_bounds(int row, object a_min, object a_max):
+    """(a_min, a_max) with the Python int bounds _has_dropped_int_bound finds
     made None, as numpy/_core/_methods.py::_clip makes them."""
     lo, hi = <tuple>ROW_INT_RANGE[row]
     if type(a_min) is int and a_min <= lo:
@@ -69,7 +69,7 @@ cpdef bint keeps_own_dtype(cnp.dtype dtype, object a_min, object a_max, object o
 
 
 #: (a's type number, bound keys, dtype=) -> the dtype of np.clip's loop when
-#: it is wider than a's and _widened takes the call, else None
+#: it is wider than a's and _widen_new takes the call, else None
 _WIDER_LOOP = {}
 
 

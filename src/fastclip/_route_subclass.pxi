@@ -47,13 +47,13 @@ cdef object _subclass_route(ndarray a, object a_min, object a_max, object out, d
 
 cdef object _subclass_call(ndarray a, object a_min, object a_max, object out, dict kwargs):
     """np.clip on a plain subclass (_plain_subclass): _methods._clip as
-    _ndarray_call follows it, through the ufuncs alone, fastclip's where it
+    _numpy_rules_call follows it, through the ufuncs alone, fastclip's where it
     has the loop, so that the result is wrapped as NumPy's is, without
     np.clip's own detour through fromnumeric."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
-    if row >= 0 and _drops_int_bound(row, a_min, a_max):
-        a_min, a_max = _drop_int_bounds(row, a_min, a_max)
+    if row >= 0 and _has_dropped_int_bound(row, a_min, a_max):
+        a_min, a_max = _without_dropped_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:
         return _umath.positive(a, out=out, **kwargs)
     if a_min is None:

@@ -62,7 +62,7 @@ cdef bint _zero_or_nan(object v, bint int_source):
 _WIDENING_CASTINGS = frozenset(("safe", "same_kind", "unsafe"))
 
 
-cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
+cdef object _widen_new(ndarray a, object a_min, object a_max, object dtype):
     """np.clip whose loop is of a wider dtype than a's: float32 x with
     np.float64 scalar bounds, an int x with Python float bounds, dtype=
     float64, a float16 or bfloat16 x with float32 array bounds. NumPy casts x
@@ -71,7 +71,7 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
     one pass (csrc/widen.h) where a and the result are contiguous, else cast
     by np.copyto (a safe cast: exact, or int64 into float64 rounded as NumPy
     rounds it) and clipped by the fast path in place. Array bounds:
-    _widened_by_array_bounds. Into an out: _widened_into. Declines where the
+    _widen_array_bounds. Into an out: _widen_into_out. Declines where the
     wider loop is not NumPy's (_scalar_bounds_wide_loop,
     _array_bounds_wide_loop) or the cast met a signaling NaN."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
@@ -82,7 +82,7 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
         wide = _array_bounds_wide_loop(a, a_min, a_max)
         if wide is not None:
             result = _new_result(a, <cnp.dtype>wide)
-            if _widened_by_array_bounds(a, a_min, a_max, <ndarray>result):
+            if _widen_array_bounds(a, a_min, a_max, <ndarray>result):
                 return result
     else:
         wide = _scalar_bounds_wide_loop(a, row, k_lo, k_hi, a_min, a_max, dtype)
@@ -91,37 +91,37 @@ cdef object _widened(ndarray a, object a_min, object a_max, object dtype):
             a_min = _as_wide_bound(a_min, wide, wide_row)
             a_max = _as_wide_bound(a_max, wide, wide_row)
             result = _new_result(a, <cnp.dtype>wide)
-            done = _widen_and_clip(a, <ndarray>result, wide_row, a_min, a_max)
+            done = _widen_loop(a, <ndarray>result, wide_row, a_min, a_max)
             # not contiguous: np.copyto, then the fast path in place; not for
             # an ml_dtypes x, whose cast's floating-point flags are ml_dtypes' own
             if done == 1 or (done == 0 and not ROW_ML[row]
-                             and _widen_into(<ndarray>result, a, row)
+                             and _widen_copy(<ndarray>result, a, row)
                              and _kernel_into(<ndarray>result, a_min, a_max, <ndarray>result)):
                 return result
     return NotImplemented
 
 
-cdef bint _widened_into(ndarray a, object a_min, object a_max, ndarray out,
+cdef bint _widen_into_out(ndarray a, object a_min, object a_max, ndarray out,
                         object casting) except -1:
-    """_widened's call with scalar bounds into out, of exactly the loop's
-    dtype (laid out like the result would be, apart from a: _widened_out_takes)
-    or of a third one (_widened_into_other): whether it wrote out."""
+    """_widen_new's call with scalar bounds into out, of exactly the loop's
+    dtype (laid out like the result would be, apart from a: _widen_out_takes)
+    or of a third one (_widen_into_third): whether it wrote out."""
     cdef int row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num], wide_row
     wide = _scalar_bounds_wide_loop(a, row, _bound_key(a_min), _bound_key(a_max), a_min, a_max,
                                     None)
-    if wide is None or not _widened_out_takes(a, out):
+    if wide is None or not _widen_out_takes(a, out):
         return False
     wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
     a_min = _as_wide_bound(a_min, wide, wide_row)
     a_max = _as_wide_bound(a_max, wide, wide_row)
     if not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(out), <cnp.dtype>wide):
-        return _widened_into_other(a, a_min, a_max, <cnp.dtype>wide, out, casting)
-    return _widen_and_clip(a, out, wide_row, a_min, a_max) == 1
+        return _widen_into_third(a, a_min, a_max, <cnp.dtype>wide, out, casting)
+    return _widen_loop(a, out, wide_row, a_min, a_max) == 1
 
 
 cdef inline object _scalar_bounds_wide_loop(ndarray a, int row, object k_lo, object k_hi,
                                             object a_min, object a_max, object dtype):
-    """The wider loop's dtype where _widened takes a call with scalar bounds
+    """The wider loop's dtype where _widen_new takes a call with scalar bounds
     (their keys k_lo, k_hi: _bound_key, None for an array), else None: a is
     native and not 0-d, there is one, the bounds are no float zero or NaN
     where the loop is a float one (_zero_or_nan), and a float x is
@@ -143,8 +143,8 @@ cdef inline object _scalar_bounds_wide_loop(ndarray a, int row, object k_lo, obj
     return wide
 
 
-cdef inline bint _widened_out_takes(ndarray a, ndarray out) noexcept:
-    """An out _widened writes: native, a's shape, writeable, aligned, and
+cdef inline bint _widen_out_takes(ndarray a, ndarray out) noexcept:
+    """An out _widen_new writes: native, a's shape, writeable, aligned, and
     apart from a (neither overlapping it partly nor a itself)."""
     return (cnp.PyArray_ISNBO((<cnp.dtype>cnp.PyArray_DESCR(out)).byteorder)
             and cnp.PyArray_SAMESHAPE(a, out) and cnp.PyArray_ISWRITEABLE(out)
@@ -152,9 +152,9 @@ cdef inline bint _widened_out_takes(ndarray a, ndarray out) noexcept:
             and cnp.PyArray_DATA(a) != cnp.PyArray_DATA(out))
 
 
-cdef bint _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype wide,
+cdef bint _widen_into_third(ndarray a, object a_min, object a_max, cnp.dtype wide,
                               ndarray out, object casting) except -1:
-    """_widened's call with an out of a third dtype (a uint8 image with Python
+    """_widen_new's call with an out of a third dtype (a uint8 image with Python
     float bounds into float32: NumPy clips in float64, then casts into out):
     a's widening loop and the wide type's fused conversion into out's, in
     one loop (WIDENINGS_INTO) or chained through an L1 buffer (csrc/convert.h,
@@ -162,7 +162,7 @@ cdef bint _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype w
     conversion into out (_integer_route), where a and out are contiguous in
     one memory order, NumPy lets the wide type cast into out (`casting`), and the bounds, in
     the wide type, convert inside out's range. The bounds are the wide
-    type's already (_widened_into). Whether it wrote out (else NumPy's clip
+    type's already (_widen_into_out). Whether it wrote out (else NumPy's clip
     and cast, which rewrite all of out)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_row, out_num, out_row = -1, k = -1
@@ -170,7 +170,7 @@ cdef bint _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype w
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(out)
-    a_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]    # _widened's row
+    a_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]    # _widen_new's row
     out_num = (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
     if 0 <= out_num < 512 and ROW_BY_TYPENUM[out_num] >= 0:
         out_row = ROW_BY_TYPENUM[out_num]
@@ -196,10 +196,10 @@ cdef bint _widened_into_other(ndarray a, object a_min, object a_max, cnp.dtype w
         if fused >= 0 and not CONVERT.in_range(fused, &lo_buf, &hi_buf):
             fused = -1          # the chain, whose conversion reports an overflow
     if n < GIL_RELEASE_THRESHOLD:
-        nan = _widen_into_out(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
+        nan = _widen_loop_into(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
     else:
         with nogil:
-            nan = _widen_into_out(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
+            nan = _widen_loop_into(fused, widen, k, px, po, n, &lo_buf, &hi_buf)
     return not nan
 
 
@@ -208,7 +208,7 @@ cdef int FLOAT32_ROW = ROW_BY_TYPENUM[np.dtype(np.float32).num]
 
 cdef inline bint _whole_in_int32(double d) noexcept:
     # -0.0 is not: an int x of 0 ties with it and keeps +0.0, a negative one
-    # becomes -0.0 (_widened hands such a bound to NumPy before this)
+    # becomes -0.0 (_widen_new hands such a bound to NumPy before this)
     return (-2147483648.0 <= d <= 2147483647.0 and d == <double>(<long long>d)
             and not (d == 0.0 and copysign(1.0, d) < 0.0))
 
@@ -225,7 +225,7 @@ cdef int _integer_route(int a_row, int wide_row, int out_row, unsigned long long
     beyond it in float64 as well (the cast is monotone; a tie gives the
     bound). That value then goes into out once, as NumPy's cast of it: into
     float32 rounded once from the exact integer, into float64 or an integer
-    unchanged (float64: _widen_and_clip's result, the wide type itself).
+    unchanged (float64: _widen_loop's result, the wide type itself).
     The source's conversion (int64 -> float32: csrc/convert_vector.h, bounds
     within int32) skips the float64 steps."""
     cdef unsigned long long lo_int = 0, hi_int = 0
@@ -244,7 +244,7 @@ cdef int _integer_route(int a_row, int wide_row, int out_row, unsigned long long
     return direct
 
 
-cdef inline int _widen_into_out(int fused, int widen, int k, const char *px, char *po, npy_intp n,
+cdef inline int _widen_loop_into(int fused, int widen, int k, const char *px, char *po, npy_intp n,
                                 const void *lo, const void *hi) noexcept nogil:
     """The fused loop `fused` (of WIDENINGS_INTO), or with -1 the widening
     loop `widen` chained with conversion k; nonzero: a NaN met."""
@@ -253,7 +253,7 @@ cdef inline int _widen_into_out(int fused, int widen, int k, const char *px, cha
     return CONVERT.chain(widen, k, px, po, n, lo, hi)
 
 
-cdef bint _widened_by_array_bounds(ndarray a, object a_min, object a_max,
+cdef bint _widen_array_bounds(ndarray a, object a_min, object a_max,
                                    ndarray result) except -1:
     """np.clip(a, a_min, a_max) with an array bound, whose loop is of a
     wider dtype than a's (float16 or bfloat16 x with a float32 array bound),
@@ -270,7 +270,7 @@ cdef bint _widened_by_array_bounds(ndarray a, object a_min, object a_max,
     cdef int wide_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(result)).type_num]
     whole = (<tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT
              else _WHOLE_FLOAT_RANGE)
-    if _widen_and_clip(a, result, wide_row, whole[0], whole[1]) != 1:
+    if _widen_loop(a, result, wide_row, whole[0], whole[1]) != 1:
         return False
     if not _kernel_into(result, a_min, a_max, result):
         clip_ufunc(result, a_min, a_max, out=result)
@@ -278,7 +278,7 @@ cdef bint _widened_by_array_bounds(ndarray a, object a_min, object a_max,
 
 
 cdef object _array_bounds_wide_loop(ndarray a, object a_min, object a_max):
-    """The wider loop's dtype where _widened_by_array_bounds takes the call
+    """The wider loop's dtype where _widen_array_bounds takes the call
     (see there), else None."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int nd = cnp.PyArray_NDIM(a), inner = nd - 1
@@ -315,7 +315,7 @@ cdef object _array_bounds_wide_loop(ndarray a, object a_min, object a_max):
 
 #: _cached_wider_loop's answers without dtype= by a's row and the two bound
 #: keys' codes (_key_code): a list read by index, not a dict by a built tuple
-#: key (that key and lookup are a large share of _widened's work with Python
+#: key (that key and lookup are a large share of _widen_new's work with Python
 #: bounds, and hashing NumPy dtypes costs more)
 cdef enum:
     KEY_CODES = 34                  # Python int, Python float, 32 rows
@@ -350,7 +350,7 @@ cdef object _dict_key(object k):
 
 cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object dtype):
     """_wider_loop, remembered by (a's type number, bound keys, dtype=)."""
-    cdef int slot = -1, row = ROW_BY_TYPENUM[descr.type_num]    # a kernel dtype's: _widened's caller
+    cdef int slot = -1, row = ROW_BY_TYPENUM[descr.type_num]    # a kernel dtype's: _widen_new's caller
     cdef int c_lo, c_hi
     if dtype is None and row >= 0:
         c_lo = _key_code(k_lo)
@@ -390,12 +390,12 @@ cdef bint _fits_within(ndarray b, ndarray a):
     return True
 
 
-cdef int _widen_and_clip(ndarray a, ndarray result, int wide_row, object a_min,
+cdef int _widen_loop(ndarray a, ndarray result, int wide_row, object a_min,
                          object a_max) except -2:
     """result = clip(a cast to result's dtype), in one pass by the widening
     loop of the pair (csrc/widen.h): 1 done; 0 not this route (a layout or a
     pair it has not: a and result must be contiguous in one memory order);
-    -1 a signaling NaN met (the ufunc's call, see _widen_into)."""
+    -1 a signaling NaN met (the ufunc's call, see _widen_copy)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef int nan, direct

@@ -34,7 +34,7 @@ def _test_convert(a, a_min, a_max, out, casting="same_kind", where=None):
 
 
 def _test_widened(a, a_min, a_max, out, casting="same_kind"):
-    return _widened_into(a, a_min, a_max, out, casting)
+    return _widen_into_out(a, a_min, a_max, out, casting)
 
 
 def _test_fast(ndarray a, a_min, a_max, out=None):

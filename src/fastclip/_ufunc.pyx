@@ -86,7 +86,7 @@ cdef int _bounds_named_wrongly(object a_min, object a_max) except -1:
 # way (_ndarray_route for an ndarray, _other_call for anything else). A loop
 # into a given out answers whether it wrote out (a bint, as _convert_into);
 # the two that make new results and serve several routes, the kernel
-# (_fast) and the wider loops (_widened), return it or decline with
+# (_fast) and the wider loops (_widen_new), return it or decline with
 # NotImplemented (a bound its dtype cannot hold, an overlap, a NaN met while
 # casting). docs/development.rst has the table.
 cdef enum Route:
