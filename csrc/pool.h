@@ -260,13 +260,8 @@ static void *fc_helper(void *arg)
         /* Awake: spin for the next job as long as a wake-up would take (ski
          * rental: spinning longer costs more than sleeping can), counted from
          * the end of a job running that this helper is not in (it came too
-         * late), then sleep; sleep at once where a thread waits for a CPU
-         * (more runnable than the machine has): in several processes a
-         * spinning helper joined each call and took the CPU another
-         * process's caller needed. A caller wakes it again at most once a
-         * burst (burst_woken). */
-        long spin = fc_pool.passive || fc_runnable() > fc_pool.cpus
-                    ? 0 : fc_load_long(&fc_pool.wake_time.median);
+         * late), then sleep. */
+        long spin = fc_pool.passive ? 0 : fc_load_long(&fc_pool.wake_time.median);
         long until = fc_now_ns() + spin;
         for (int i = 0; __atomic_load_n(&fc_pool.gen, __ATOMIC_ACQUIRE) == seen; i++) {
             fc_cpu_relax();
