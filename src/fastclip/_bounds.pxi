@@ -3,33 +3,9 @@
 # arrays broadcasting to x, refused where the kernel's bits may not be NumPy's).
 # Part of fastclip/_ufunc.pyx (included there, in this order).
 
-# Row index by NumPy type number (builtin types and the ml_dtypes formats),
-# -1 for none.
-cdef int ROW_BY_TYPENUM[512]
-# the table's kinds (_dtypes.KINDS, in that order) as C codes
-cdef enum RowKind:
-    KIND_INT
-    KIND_FLOAT
-    KIND_HALF
-    KIND_BFLOAT16
-    KIND_FLOAT8
-cdef int ROW_KIND[32]         # a RowKind a row
-#: rows of the ml_dtypes formats, which NumPy computes in float32 and which
-#: stay themselves only as arrays with bounds of the bfloat16/float8 rule's kinds (docs/semantics.rst)
-cdef bint ROW_ML[32]
-#: float8 rows: mantissa bits, exponent bias, whether it has an infinity
-cdef int F8_MANTISSA[32]
-cdef int F8_BIAS[32]
-cdef bint F8_HAS_INF[32]
-cdef int ROW_SIGNED[32]
-cdef int ROW_ITEMSIZE[32]
-#: the 16- and 8-bit float rows: the largest magnitude that is not a NaN, as bits
-cdef unsigned int ROW_LARGEST_BITS[32]
-#: per row: its scalar type, and for integer rows the range of a Python int
-#: bound that fits in a long long (uint64's top half is checked apart)
-cdef tuple ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
-cdef long long INT_MIN[32]
-cdef long long INT_MAX[32]
+# The dtype table by row (declared in _ufunc.pxd, which every part of the
+# module reads): filled here, at import, before any route can run.
+ROW_SCALAR_TYPE = tuple(dt.type for dt in ROW_DTYPES)
 
 _KIND_CODES = {name: code for code, name in enumerate(KINDS)}
 assert [_KIND_CODES[k] for k in ("int", "float", "half", "bfloat16", "float8")] == [
@@ -51,17 +27,7 @@ for _i, _row in enumerate(DTYPES):
     if _dt.kind in "iu":
         INT_MIN[_i] = np.iinfo(_dt).min
         INT_MAX[_i] = min(int(np.iinfo(_dt).max), 2**63 - 1)
-#: PROMOTED_SCALAR[row][src]: a NumPy scalar of row src (np.float32,
-#: np.int16, ...) bounding an array of row `row` leaves np.clip's loop that
-#: row's own (its type number: an np.longlong bound on an np.int64 array makes
-#: NumPy's result np.longlong) and casts into it safely, so exactly: np.float32
-#: or np.int32 on float64, np.float16 or np.int16 on float32, np.int8 on
-#: int32. The fast path takes such a bound as its value in row's type (a
-#: Python number x is an array to np.clip, np.asarray's: float64 or int64).
-cdef bint PROMOTED_SCALAR[32][32]
-#: NumPy scalar type -> row, for the scalar path; not the ml_dtypes formats,
-#: whose scalars NumPy computes in float32 (only their arrays stay: docs/semantics.rst)
-cdef dict SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if not ROW_ML[k]}
+SCALAR_ROWS = {dt.type: k for k, dt in enumerate(ROW_DTYPES) if not ROW_ML[k]}
 for _i, _dt in enumerate(ROW_DTYPES):
     for _j, _st in enumerate(ROW_DTYPES):
         PROMOTED_SCALAR[_i][_j] = (
@@ -69,6 +35,18 @@ for _i, _dt in enumerate(ROW_DTYPES):
             and ROW_KIND[_j] in (KIND_INT, KIND_FLOAT, KIND_HALF)
             and bool(np.can_cast(_st, _dt, "safe"))
             and _umath.clip(np.zeros(1, _dt), _st.type(0), _st.type(1)).dtype.num == _dt.num)
+
+
+cdef inline int _row_of_num(int num) noexcept nogil:
+    """The dtype table's row of a NumPy type number: -1 for none (a user
+    dtype's number may pass the table's end)."""
+    return ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+
+
+cdef inline int _row_of(cnp.dtype descr) noexcept:
+    """The dtype table's row of a descriptor, -1 for none (byte order and
+    alignment are the caller's to check)."""
+    return _row_of_num(descr.type_num)
 
 #: per integer row, its exact range as Python ints (None for the others)
 cdef tuple ROW_INT_RANGE = tuple(
@@ -449,4 +427,19 @@ cdef inline bint _take_bounds(FastBounds *b, int row, cnp.dtype descr, ndarray a
             b.lo_kind = BOUND_ARRAY
         if b.hi_kind == BOUND_REPEATING:
             b.hi_kind = BOUND_ARRAY
+    return True
+
+
+cdef inline bint _scalar_bounds(FastBounds *b, ndarray a, object a_min, object a_max) except -1:
+    """Both bounds into b as scalar operands of a's row, converted once for a
+    call whose routes take scalar bounds alone (clip and convert, then the
+    clip before a widening copy: _convert_route); False where either is not
+    such a scalar."""
+    cdef int row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(a))
+    b.lo_buf = b.hi_buf = 0
+    if row < 0 or not (_bound_to_c(row, a_min, &b.lo_buf) and _bound_to_c(row, a_max, &b.hi_buf)):
+        return False
+    b.lo_kind = b.hi_kind = BOUND_SCALAR
+    b.lo_ptr = <char *>&b.lo_buf
+    b.hi_ptr = <char *>&b.hi_buf
     return True

@@ -92,7 +92,7 @@ for _i in range(32):
         CONVERSION_BY_ROWS[_i][_j] = -1
 for (_src, _dst), _k in CONVERSION_INDEX.items():
     assert _k < 512, "CASTING_OK is too small for the fused loops"
-    CONVERSION_BY_ROWS[ROW_BY_TYPENUM[_src]][ROW_BY_TYPENUM[_dst]] = _k
+    CONVERSION_BY_ROWS[_row_of_num(_src)][_row_of_num(_dst)] = _k
 for _k in range(512):
     for _j in range(5):
         CASTING_OK[_k][_j] = -1
@@ -107,9 +107,9 @@ for _i in range(32):
         for _k in range(32):
             WIDENING_INTO_BY_ROWS[_i][_j][_k] = -1
 for (_src, _wide), _k in WIDENING_INDEX.items():
-    WIDENING_BY_ROWS[ROW_BY_TYPENUM[_src]][ROW_BY_TYPENUM[_wide]] = _k
+    WIDENING_BY_ROWS[_row_of_num(_src)][_row_of_num(_wide)] = _k
 for (_src, _wide, _dst), _k in WIDENING_INTO_INDEX.items():
-    WIDENING_INTO_BY_ROWS[ROW_BY_TYPENUM[_src]][ROW_BY_TYPENUM[_wide]][ROW_BY_TYPENUM[_dst]] = _k
+    WIDENING_INTO_BY_ROWS[_row_of_num(_src)][_row_of_num(_wide)][_row_of_num(_dst)] = _k
 
 
 #: per fused loop, whether a value its source holds as normal can be tiny
@@ -194,106 +194,89 @@ cdef object _convert_route(ndarray a, object a_min, object a_max, ndarray out, d
     """An out of another dtype (keywords: casting=, where=): clip and convert
     in one pass (_convert_into); without where=, a call the fused loop does
     not take by _into_other_dtype. Else NumPy's argument rules
-    (_ndarray_route)."""
+    (_ndarray_route). The bounds are converted once (_scalar_bounds) for
+    each of these."""
+    cdef FastBounds b
+    cdef FastBounds *scalars = &b if _scalar_bounds(&b, a, a_min, a_max) else NULL
     casting = kwargs.get("casting", "same_kind")
     if "where" in kwargs:
-        if _convert_into(a, a_min, a_max, out, casting, kwargs["where"]):
+        if _convert_into(a, scalars, out, casting, kwargs["where"]):
             return out
-    elif _convert_into(a, a_min, a_max, out, casting):
+    elif _convert_into(a, scalars, out, casting):
         return out
-    elif _into_other_takes(a, a_min, a_max, out, casting):
-        return _into_other_dtype(a, a_min, a_max, out, casting)
+    elif _into_other_takes(a, scalars, a_min, a_max, out, casting):
+        return _into_other_dtype(a, scalars, a_min, a_max, out, casting)
     return _ndarray_route(a, a_min, a_max, out, kwargs)
 
 
-cdef struct Conversion:
-    # a call the fused loop takes (_conversion_of): the pair's loop, both
-    # bounds as C values of a's row
-    int k
-    unsigned long long lo_buf
-    unsigned long long hi_buf
-
-
-cdef inline bint _conversion_of(Conversion *c, ndarray a, object a_min, object a_max, ndarray out,
-                         object casting) except -1:
-    """Whether the fused loop takes np.clip(a, a_min, a_max, out=out,
-    casting=casting), and then its loop and bounds into c: a pair of
-    CONVERSION_INDEX that casting allows, both native, aligned, contiguous
-    and of one shape, out writeable and apart from a, no underflow that
-    NumPy's errstate would see, scalar bounds whose conversions are in the
-    destination's range."""
+cdef inline int _conversion_loop(ndarray a, const FastBounds *b, ndarray out,
+                                 object casting) except -2:
+    """The fused loop that takes np.clip(a, a_min, a_max, out=out,
+    casting=casting), b its bounds (_scalar_bounds; NULL: not both scalars),
+    or -1: a pair of CONVERSION_INDEX that casting allows, both native,
+    aligned, contiguous and of one shape, out writeable and apart from a, no
+    underflow that NumPy's errstate would see, bounds whose conversions are
+    in the destination's range."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef cnp.dtype odescr = <cnp.dtype>cnp.PyArray_DESCR(out)
-    cdef int row, out_row
-    cdef npy_intp n = cnp.PyArray_SIZE(a)
-    cdef char *px = <char *>cnp.PyArray_DATA(a)
-    cdef char *po = <char *>cnp.PyArray_DATA(out)
-    c.lo_buf = c.hi_buf = 0
-    if not (0 <= descr.type_num < 512 and 0 <= odescr.type_num < 512):
-        return False
-    row = ROW_BY_TYPENUM[descr.type_num]
-    out_row = ROW_BY_TYPENUM[odescr.type_num]
-    c.k = CONVERSION_BY_ROWS[row][out_row] if row >= 0 and out_row >= 0 else -1
-    return (c.k >= 0
+    cdef int row = _row_of(descr), out_row = _row_of(odescr)
+    cdef int k = CONVERSION_BY_ROWS[row][out_row] if row >= 0 and out_row >= 0 else -1
+    if (b != NULL and k >= 0
             and cnp.PyArray_ISNBO(descr.byteorder) and cnp.PyArray_ISNBO(odescr.byteorder)
             and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(out)
             and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISALIGNED(out)
             and cnp.PyArray_ISWRITEABLE(out) and cnp.PyArray_SAMESHAPE(a, out)
-            and _conversion_allowed(c.k, descr, odescr, casting)
-            and not (MAY_UNDERFLOW[c.k] and not _underflow_ignored())
-            and _bound_to_c(row, a_min, &c.lo_buf) and _bound_to_c(row, a_max, &c.hi_buf)
-            and CONVERT.in_range(c.k, &c.lo_buf, &c.hi_buf)
-            # out overlapping a: NumPy buffers
-            and not (n and px < po + n * odescr.itemsize and po < px + n * descr.itemsize))
+            and _conversion_allowed(k, descr, odescr, casting)
+            and not (MAY_UNDERFLOW[k] and not _underflow_ignored())
+            and CONVERT.in_range(k, &b.lo_buf, &b.hi_buf)
+            and not _extents_overlap(a, out)):         # NumPy buffers
+        return k
+    return -1
 
 
 cdef const unsigned char *_conversion_mask(object where, ndarray a, ndarray out) noexcept:
     """where='s data where the fused masked loop takes it: a contiguous bool
     array of a's shape, apart from out; else NULL."""
-    cdef npy_intp n = cnp.PyArray_SIZE(a)
-    cdef const char *po = <const char *>cnp.PyArray_DATA(out)
-    cdef const char *pm
     if not (type(where) is ndarray
             and (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>where)).type_num == cnp.NPY_BOOL
             and cnp.PyArray_IS_C_CONTIGUOUS(<ndarray>where)
-            and cnp.PyArray_SAMESHAPE(a, <ndarray>where)):
+            and cnp.PyArray_SAMESHAPE(a, <ndarray>where)
+            and not _extents_overlap(<ndarray>where, out)):
         return NULL
-    pm = <const char *>cnp.PyArray_DATA(<ndarray>where)
-    if n and pm < po + n * cnp.PyArray_ITEMSIZE(out) and po < pm + n:
-        return NULL                             # out overlaps the mask
-    return <const unsigned char *>pm
+    return <const unsigned char *>cnp.PyArray_DATA(<ndarray>where)
 
 
-cdef bint _convert_into(ndarray a, object a_min, object a_max, ndarray out, object casting,
+cdef bint _convert_into(ndarray a, const FastBounds *b, ndarray out, object casting,
                         object where=None) except -1:
     """np.clip(a, a_min, a_max, out=out, casting=casting) with out of another
-    dtype, in one pass (csrc/convert.h): whether it wrote out, which it does
-    where the fused loop takes the call (_conversion_of) and meets no NaN in
-    a (NumPy's clip and cast rewrite every element then). With where (not
-    None), the same with where=where, the mask as _conversion_mask takes it:
-    out written only where it is set."""
-    cdef Conversion c
+    dtype, b the bounds (_scalar_bounds; NULL: not both scalars), in one pass
+    (csrc/convert.h): whether it wrote out, which it does where the fused
+    loop takes the call (_conversion_loop) and meets no NaN in a (NumPy's
+    clip and cast rewrite every element then). With where (not None), the
+    same with where=where, the mask as _conversion_mask takes it: out
+    written only where it is set."""
+    cdef int k = _conversion_loop(a, b, out, casting)
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef const char *px = <const char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(out)
     cdef const unsigned char *pm = NULL
     cdef int nan
-    if not _conversion_of(&c, a, a_min, a_max, out, casting):
+    if k < 0:
         return False
     if where is not None:
         pm = _conversion_mask(where, a, out)
         if pm == NULL:
             return False
         if n < GIL_RELEASE_THRESHOLD:
-            nan = CONVERT.run_masked(c.k, px, po, pm, n, &c.lo_buf, &c.hi_buf)
+            nan = CONVERT.run_masked(k, px, po, pm, n, &b.lo_buf, &b.hi_buf)
         else:
             with nogil:
-                nan = CONVERT.run_masked(c.k, px, po, pm, n, &c.lo_buf, &c.hi_buf)
+                nan = CONVERT.run_masked(k, px, po, pm, n, &b.lo_buf, &b.hi_buf)
     elif n < GIL_RELEASE_THRESHOLD:
-        nan = CONVERT.run(c.k, px, po, n, &c.lo_buf, &c.hi_buf)
+        nan = CONVERT.run(k, px, po, n, &b.lo_buf, &b.hi_buf)
     else:
         with nogil:
-            nan = CONVERT.run(c.k, px, po, n, &c.lo_buf, &c.hi_buf)
+            nan = CONVERT.run(k, px, po, n, &b.lo_buf, &b.hi_buf)
     return not nan
 
 
@@ -302,8 +285,8 @@ cdef bint _convert_into(ndarray a, object a_min, object a_max, ndarray out, obje
 cdef dict _SAFE_WIDENING = {}
 
 
-cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out,
-                              object casting):
+cdef object _into_other_dtype(ndarray a, FastBounds *b, object a_min, object a_max,
+                              ndarray out, object casting):
     """np.clip(a, a_min, a_max, out=out) with out of a dtype pair that
     _convert_into does not fuse, and scalar bounds the fast path takes
     (_into_other_takes). NumPy picks the loop from the inputs alone (outputs
@@ -312,7 +295,7 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
     _clip_then_widen. Any other pair: fastclip's ufunc, without
     _numpy_rules_call's argument rules, which these bounds do not need and which
     cost more than the call."""
-    if _clip_then_widen(a, a_min, a_max, out, casting):
+    if _clip_then_widen(a, b, out, casting):
         return out
     try:
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
@@ -322,32 +305,31 @@ cdef object _into_other_dtype(ndarray a, object a_min, object a_max, ndarray out
         return clip_ufunc(a, a_min, a_max, out=out, casting=casting)
 
 
-cdef bint _into_other_takes(ndarray a, object a_min, object a_max, ndarray out,
-                            object casting) except -1:
+cdef bint _into_other_takes(ndarray a, const FastBounds *b, object a_min, object a_max,
+                            ndarray out, object casting) except -1:
     """Whether _into_other_dtype takes the call: a's row a kernel one (not
-    ml_dtypes'), out of another dtype, both bounds into a's type exactly, a
-    casting that names a rule (else NumPy's error, its way), and no bound
-    NumPy drops (np.minimum/maximum, their errors)."""
+    ml_dtypes'), out of another dtype, both bounds into a's type exactly (b:
+    _scalar_bounds, not NULL), a casting that names a rule (else NumPy's
+    error, its way), and no bound NumPy drops (np.minimum/maximum, their
+    errors)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef unsigned long long buf = 0
-    cdef int row = ROW_BY_TYPENUM[descr.type_num] if 0 <= descr.type_num < 512 else -1
-    return (row >= 0 and descr.type_num != (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
+    cdef int row = _row_of(descr)
+    return (b != NULL and row >= 0
+            and descr.type_num != (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
             and not ROW_ML[row]
-            and _bound_to_c(row, a_min, &buf) and _bound_to_c(row, a_max, &buf)
             and _casting_code(casting) >= 0
             and not _has_dropped_int_bound(row, a_min, a_max))
 
 
-cdef bint _clip_then_widen(ndarray a, object a_min, object a_max, ndarray out,
-                                     object casting) except -1:
-    """For a call _into_other_takes, into an out whose dtype a widens into
-    safely (_clip_then_widen_takes): the fast path into a new array, then
-    np.copyto; whether it wrote out (not for a 0-d a, which clips to a NumPy
-    scalar, nor a signaling NaN: _widen_copy)."""
-    cdef int row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]
+cdef bint _clip_then_widen(ndarray a, FastBounds *b, ndarray out, object casting) except -1:
+    """For a call _into_other_takes (b its bounds), into an out whose dtype a
+    widens into safely (_clip_then_widen_takes): the fast path into a new
+    array, then np.copyto; whether it wrote out (not for a 0-d a, which
+    clips to a NumPy scalar, nor a signaling NaN: _widen_copy)."""
+    cdef int row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(a))
     if not _clip_then_widen_takes(a, out, casting):
         return False
-    clipped = _fast(a, a_min, a_max, None)
+    clipped = _fast(a, None, None, None, None, b)
     return type(clipped) is ndarray and _widen_copy(out, <ndarray>clipped, row)
 
 

@@ -7,7 +7,7 @@ cdef object _ndarray_route(ndarray a, object a_min, object a_max, object out, di
     or float8 array that keeps its dtype (_own_dtype_call), else np.clip's
     argument rules (_numpy_rules_call)."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
-    cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    cdef int row = _row_of_num(num)
     if row >= 0 and ROW_ML[row] and keeps_own_dtype(
             <cnp.dtype>cnp.PyArray_DESCR(a), a_min, a_max, out, kwargs):
         return _own_dtype_call(a, a_min, a_max, out, kwargs)
@@ -27,7 +27,8 @@ cdef object _numpy_rules_call(ndarray a, object a_min, object a_max, object out,
     Written here, compiled, for its cost: in Python a small call was slower
     than np.clip itself."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
-    cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    cdef int row = _row_of_num(num)
+    cdef FastBounds b
     if row >= 0 and _has_dropped_int_bound(row, a_min, a_max):
         a_min, a_max = _without_dropped_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:
@@ -37,7 +38,8 @@ cdef object _numpy_rules_call(ndarray a, object a_min, object a_max, object out,
             # fused loop over the range's ends does in one pass where NumPy's
             # positive runs its loop into a buffer, then casts
             lo, hi = <tuple>ROW_INT_RANGE[row]
-            if _convert_into(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind")):
+            if (_scalar_bounds(&b, a, lo, hi)
+                    and _convert_into(a, &b, <ndarray>out, kwargs.get("casting", "same_kind"))):
                 return out
         return _umath.positive(a, out=out, **kwargs)
     if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (

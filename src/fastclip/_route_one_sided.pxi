@@ -164,6 +164,8 @@ cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint 
     takes it of the conversion (_convert_into), clip-then-cast into a wider
     dtype (a safe cast, which _into_other_dtype's route needs, widens) and
     the wider loops. Else NumPy's ufunc."""
+    cdef FastBounds b
+    cdef FastBounds *scalars
     casting = kwargs.get("casting") if kwargs else None
     lo, hi = (bound, end) if lower else (end, bound)
     if out is None:
@@ -174,10 +176,11 @@ cdef object _one_sided_wider(ndarray a, int row, object bound, object end, bint 
     elif type(out) is ndarray:
         if casting is None:
             casting = "same_kind"
-        if (_convert_into(a, lo, hi, <ndarray>out, casting)
+        scalars = &b if _scalar_bounds(&b, a, lo, hi) else NULL
+        if (_convert_into(a, scalars, <ndarray>out, casting)
                 or (cnp.PyArray_ITEMSIZE(<ndarray>out) > cnp.PyArray_ITEMSIZE(a)
-                    and _into_other_takes(a, lo, hi, <ndarray>out, casting)
-                    and _clip_then_widen(a, lo, hi, <ndarray>out, casting))
+                    and _into_other_takes(a, scalars, lo, hi, <ndarray>out, casting)
+                    and _clip_then_widen(a, scalars, <ndarray>out, casting))
                 or (wider and not ROW_ML[row] and casting in _WIDENING_CASTINGS
                     and _widen_into_out(a, lo, hi, <ndarray>out, casting))):
             return out
@@ -284,13 +287,14 @@ cdef bint _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower, n
     zero: NumPy's route. A bound that is not zero ties only with its own
     value, alike either way. Whether it wrote out."""
     cdef double b = float(bound)
+    cdef FastBounds bounds
     if b != b or (b == 0.0 and ((copysign(1.0, b) < 0.0) == lower
                                 or SMALLEST_SUBNORMAL[row] == 0.0)):
         return False
     if b == 0.0:
         b = SMALLEST_SUBNORMAL[row] if lower else -SMALLEST_SUBNORMAL[row]
-    return _convert_into(a, b if lower else -_INF, _INF if lower else b, out,
-                         "same_kind" if casting is None else casting)
+    return (_scalar_bounds(&bounds, a, b if lower else -_INF, _INF if lower else b)
+            and _convert_into(a, &bounds, out, "same_kind" if casting is None else casting))
 
 
 cdef inline void _run_ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint lower,

@@ -30,20 +30,20 @@ cdef bint _operand_has_loop(object v):
     them and promotes, where fastclip's ufunc would pick their loop; a
     Python int beyond int64/uint64 makes NumPy take its object loop)."""
     cdef type tv = type(v)
-    cdef int num
+    cdef int row
     if tv is float or tv is bool:
         return True
     if tv is int:
         return -2**63 <= v < 2**64      # beyond: NumPy's object loop
     # the common kinds first, without isinstance's tuple and v.dtype's lookup
     if tv is ndarray:
-        num = (<cnp.dtype>cnp.PyArray_DESCR(<ndarray>v)).type_num
-        return 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and not ROW_ML[ROW_BY_TYPENUM[num]]
+        row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(<ndarray>v))
+        return row >= 0 and not ROW_ML[row]
     if tv in SCALAR_ROWS:
         return True                     # a kernel row's scalar, not ml_dtypes'
     if isinstance(v, (ndarray, np.generic)):
-        num = (<cnp.dtype>v.dtype).type_num
-        return 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and not ROW_ML[ROW_BY_TYPENUM[num]]
+        row = _row_of(<cnp.dtype>v.dtype)
+        return row >= 0 and not ROW_ML[row]
     return False
 
 

@@ -51,7 +51,7 @@ cdef object _subclass_call(ndarray a, object a_min, object a_max, object out, di
     has the loop, so that the result is wrapped as NumPy's is, without
     np.clip's own detour through fromnumeric."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
-    cdef int row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    cdef int row = _row_of_num(num)
     if row >= 0 and _has_dropped_int_bound(row, a_min, a_max):
         a_min, a_max = _without_dropped_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:

@@ -75,7 +75,7 @@ cdef object _widen_new(ndarray a, object a_min, object a_max, object dtype):
     wider loop is not NumPy's (_scalar_bounds_wide_loop,
     _array_bounds_wide_loop) or the cast met a signaling NaN."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
-    cdef int row = ROW_BY_TYPENUM[descr.type_num], wide_row, done
+    cdef int row = _row_of(descr), wide_row, done
     k_lo, k_hi = _bound_key(a_min), _bound_key(a_max)
     if ((k_lo is None or k_hi is None) and dtype is None and cnp.PyArray_NDIM(a) != 0
             and cnp.PyArray_ISNBO(descr.byteorder)):
@@ -87,7 +87,7 @@ cdef object _widen_new(ndarray a, object a_min, object a_max, object dtype):
     else:
         wide = _scalar_bounds_wide_loop(a, row, k_lo, k_hi, a_min, a_max, dtype)
         if wide is not None:
-            wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
+            wide_row = _row_of(<cnp.dtype>wide)
             a_min = _as_wide_bound(a_min, wide, wide_row)
             a_max = _as_wide_bound(a_max, wide, wide_row)
             result = _new_result(a, <cnp.dtype>wide)
@@ -106,12 +106,12 @@ cdef bint _widen_into_out(ndarray a, object a_min, object a_max, ndarray out,
     """_widen_new's call with scalar bounds into out, of exactly the loop's
     dtype (laid out like the result would be, apart from a: _widen_out_takes)
     or of a third one (_widen_into_third): whether it wrote out."""
-    cdef int row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num], wide_row
+    cdef int row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(a)), wide_row
     wide = _scalar_bounds_wide_loop(a, row, _bound_key(a_min), _bound_key(a_max), a_min, a_max,
                                     None)
     if wide is None or not _widen_out_takes(a, out):
         return False
-    wide_row = ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]
+    wide_row = _row_of(<cnp.dtype>wide)
     a_min = _as_wide_bound(a_min, wide, wide_row)
     a_max = _as_wide_bound(a_max, wide, wide_row)
     if not cnp.PyArray_EquivTypes(<cnp.dtype>cnp.PyArray_DESCR(out), <cnp.dtype>wide):
@@ -134,7 +134,7 @@ cdef inline object _scalar_bounds_wide_loop(ndarray a, int row, object k_lo, obj
     if wide is None:
         return None
     int_source = ROW_KIND[row] == KIND_INT
-    if ROW_KIND[ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]] == KIND_FLOAT and (
+    if ROW_KIND[_row_of(<cnp.dtype>wide)] == KIND_FLOAT and (
             _zero_or_nan(a_min, int_source) or _zero_or_nan(a_max, int_source)):
         return None
     if (ROW_KIND[row] in (KIND_FLOAT, KIND_HALF) and cnp.PyArray_SIZE(a) <= SNAN_SCAN_MAX
@@ -165,15 +165,14 @@ cdef bint _widen_into_third(ndarray a, object a_min, object a_max, cnp.dtype wid
     type's already (_widen_into_out). Whether it wrote out (else NumPy's clip
     and cast, which rewrite all of out)."""
     cdef unsigned long long lo_buf = 0, hi_buf = 0
-    cdef int wide_row = ROW_BY_TYPENUM[wide.type_num], a_row, out_num, out_row = -1, k = -1
+    cdef int wide_row = _row_of(wide), a_row, out_row, k = -1
     cdef int widen = -1, fused, nan, direct
     cdef npy_intp n = cnp.PyArray_SIZE(a)
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(out)
-    a_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]    # _widen_new's row
-    out_num = (<cnp.dtype>cnp.PyArray_DESCR(out)).type_num
-    if 0 <= out_num < 512 and ROW_BY_TYPENUM[out_num] >= 0:
-        out_row = ROW_BY_TYPENUM[out_num]
+    a_row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(a))    # _widen_new's row
+    out_row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(out))
+    if out_row >= 0:
         k = CONVERSION_BY_ROWS[wide_row][out_row]
         widen = WIDENING_BY_ROWS[a_row][wide_row]
     if not (k >= 0 and widen >= 0
@@ -203,7 +202,7 @@ cdef bint _widen_into_third(ndarray a, object a_min, object a_max, cnp.dtype wid
     return not nan
 
 
-cdef int FLOAT32_ROW = ROW_BY_TYPENUM[np.dtype(np.float32).num]
+cdef int FLOAT32_ROW = _row_of_num(np.dtype(np.float32).num)
 
 
 cdef inline bint _whole_in_int32(double d) noexcept:
@@ -267,7 +266,7 @@ cdef bint _widen_array_bounds(ndarray a, object a_min, object a_max,
     out alike (a C-contiguous, the array bounds too or of one dimension,
     none broadcasting a to a larger shape), and whose NumPy bounds are of
     the loop's dtype already (Python numbers beside them)."""
-    cdef int wide_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(result)).type_num]
+    cdef int wide_row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(result))
     whole = (<tuple>ROW_INT_RANGE[wide_row] if ROW_KIND[wide_row] == KIND_INT
              else _WHOLE_FLOAT_RANGE)
     if _widen_loop(a, result, wide_row, whole[0], whole[1]) != 1:
@@ -301,8 +300,8 @@ cdef object _array_bounds_wide_loop(ndarray a, object a_min, object a_max):
             spans_inner |= j >= 0 and cnp.PyArray_DIMS(<ndarray>b)[j] == cnp.PyArray_DIMS(a)[inner]
         keys.append(k)
     wide = _cached_wider_loop(descr, keys[0], keys[1], None) if spans_inner else None
-    if (wide is None or WIDENING_BY_ROWS[ROW_BY_TYPENUM[descr.type_num]][
-            ROW_BY_TYPENUM[(<cnp.dtype>wide).type_num]] < 0):
+    if (wide is None or WIDENING_BY_ROWS[_row_of(descr)][
+            _row_of(<cnp.dtype>wide)] < 0):
         return None                     # (float8 x: no widening loop)
     for k in keys:
         if isinstance(k, np.dtype) and k != wide:
@@ -335,7 +334,7 @@ cdef inline int _key_code(object k):
     if not isinstance(k, cnp.dtype):
         return -1
     num = (<cnp.dtype>k).type_num
-    row = ROW_BY_TYPENUM[num] if 0 <= num < 512 else -1
+    row = _row_of_num(num)
     return 2 + row if row >= 0 and k is _ROW_DTYPES[row] else -1
 
 
@@ -350,7 +349,7 @@ cdef object _dict_key(object k):
 
 cdef object _cached_wider_loop(cnp.dtype descr, object k_lo, object k_hi, object dtype):
     """_wider_loop, remembered by (a's type number, bound keys, dtype=)."""
-    cdef int slot = -1, row = ROW_BY_TYPENUM[descr.type_num]    # a kernel dtype's: _widen_new's caller
+    cdef int slot = -1, row = _row_of(descr)    # a kernel dtype's: _widen_new's caller
     cdef int c_lo, c_hi
     if dtype is None and row >= 0:
         c_lo = _key_code(k_lo)
@@ -401,7 +400,7 @@ cdef int _widen_loop(ndarray a, ndarray result, int wide_row, object a_min,
     cdef int nan, direct
     cdef char *px = <char *>cnp.PyArray_DATA(a)
     cdef char *po = <char *>cnp.PyArray_DATA(result)
-    cdef int a_row = ROW_BY_TYPENUM[(<cnp.dtype>cnp.PyArray_DESCR(a)).type_num]
+    cdef int a_row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(a))
     cdef int k = WIDENING_BY_ROWS[a_row][wide_row]
     if k < 0 or not (
             (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(result)) or
@@ -438,8 +437,8 @@ def _wider_loop(cnp.dtype descr, k_lo, k_hi, dtype):
         return None
     wide = loop[3]
     if not (wide.isnative and all(d == wide for d in loop) and wide != descr
-            and 0 <= wide.num < 512 and ROW_BY_TYPENUM[wide.num] >= 0
-            and not ROW_ML[ROW_BY_TYPENUM[wide.num]] and np.can_cast(descr, wide, "safe")):
+            and _row_of(wide) >= 0 and not ROW_ML[_row_of(wide)]
+            and np.can_cast(descr, wide, "safe")):
         return None
     for k in (k_lo, k_hi):
         if isinstance(k, np.dtype) and not np.can_cast(k, wide, "safe"):

@@ -3,8 +3,8 @@
 
 #: the row a Python int becomes (np.asarray(7).dtype: int64, 'l' on Linux,
 #: 'q' on Windows) and a Python float (float64)
-cdef int PY_INT_ROW = ROW_BY_TYPENUM[np.dtype(int).num]
-cdef int PY_FLOAT_ROW = ROW_BY_TYPENUM[np.dtype(float).num]
+cdef int PY_INT_ROW = _row_of_num(np.dtype(int).num)
+cdef int PY_FLOAT_ROW = _row_of_num(np.dtype(float).num)
 
 
 cdef object _scalar(object a, object a_min, object a_max):
@@ -56,7 +56,7 @@ cdef object _sequence(object a, object a_min, object a_max, object out):
     """A list or a tuple: the kernel route on np.asarray(a) (declining to
     clip(), which takes NumPy's way), but for bfloat16 or float8 elements."""
     cdef ndarray arr = np.asarray(a)
-    cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(arr)).type_num
-    if 0 <= num < 512 and ROW_BY_TYPENUM[num] >= 0 and ROW_ML[ROW_BY_TYPENUM[num]]:
+    cdef int row = _row_of(<cnp.dtype>cnp.PyArray_DESCR(arr))
+    if row >= 0 and ROW_ML[row]:
         return _other_call(a, a_min, a_max, out, {})
     return _fast(arr, a_min, a_max, out)

@@ -29,8 +29,9 @@ def _for_tests(what, *args, **kwargs):
     raise ValueError(f"no test hook {what!r}")
 
 
-def _test_convert(a, a_min, a_max, out, casting="same_kind", where=None):
-    return _convert_into(a, a_min, a_max, out, casting, where)
+def _test_convert(ndarray a, a_min, a_max, out, casting="same_kind", where=None):
+    cdef FastBounds b
+    return _scalar_bounds(&b, a, a_min, a_max) and _convert_into(a, &b, out, casting, where)
 
 
 def _test_widened(a, a_min, a_max, out, casting="same_kind"):

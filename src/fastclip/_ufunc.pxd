@@ -75,3 +75,46 @@ cdef extern from "numpy/arrayobject.h":
                                 int flags, void *obj)
     void *PyArray_Type
     object PyArray_Scalar(void *data, cnp.dtype descr, object base)
+
+
+# The dtype table by row, as C arrays: declared here for every part of the
+# module (_ufunc.pyx and its .pxi files), filled by _bounds.pxi at import.
+# Row index by NumPy type number (builtin types and the ml_dtypes formats),
+# -1 for none.
+cdef int ROW_BY_TYPENUM[512]
+# the table's kinds (_dtypes.KINDS, in that order) as C codes
+cdef enum RowKind:
+    KIND_INT
+    KIND_FLOAT
+    KIND_HALF
+    KIND_BFLOAT16
+    KIND_FLOAT8
+cdef int ROW_KIND[32]         # a RowKind a row
+#: rows of the ml_dtypes formats, which NumPy computes in float32 and which
+#: stay themselves only as arrays with bounds of the bfloat16/float8 rule's kinds (docs/semantics.rst)
+cdef bint ROW_ML[32]
+#: float8 rows: mantissa bits, exponent bias, whether it has an infinity
+cdef int F8_MANTISSA[32]
+cdef int F8_BIAS[32]
+cdef bint F8_HAS_INF[32]
+cdef int ROW_SIGNED[32]
+cdef int ROW_ITEMSIZE[32]
+#: the 16- and 8-bit float rows: the largest magnitude that is not a NaN, as bits
+cdef unsigned int ROW_LARGEST_BITS[32]
+#: per row: its scalar type, and for integer rows the range of a Python int
+#: bound that fits in a long long (uint64's top half is checked apart)
+cdef tuple ROW_SCALAR_TYPE
+cdef long long INT_MIN[32]
+cdef long long INT_MAX[32]
+
+#: PROMOTED_SCALAR[row][src]: a NumPy scalar of row src (np.float32,
+#: np.int16, ...) bounding an array of row `row` leaves np.clip's loop that
+#: row's own (its type number: an np.longlong bound on an np.int64 array makes
+#: NumPy's result np.longlong) and casts into it safely, so exactly: np.float32
+#: or np.int32 on float64, np.float16 or np.int16 on float32, np.int8 on
+#: int32. The fast path takes such a bound as its value in row's type (a
+#: Python number x is an array to np.clip, np.asarray's: float64 or int64).
+cdef bint PROMOTED_SCALAR[32][32]
+#: NumPy scalar type -> row, for the scalar path; not the ml_dtypes formats,
+#: whose scalars NumPy computes in float32 (only their arrays stay: docs/semantics.rst)
+cdef dict SCALAR_ROWS

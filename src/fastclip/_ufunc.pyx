@@ -244,10 +244,7 @@ cdef inline int _kernel_row(ndarray a, cnp.dtype descr, object out) noexcept:
     """a's row when the kernel can take a (a kernel dtype, native, aligned)
     and out (_out_of_a_dtype); else -1. An out of another dtype is decided
     before the bounds are converted, which _convert_into does again."""
-    cdef int row
-    if descr.type_num < 0 or descr.type_num >= 512:
-        return -1
-    row = ROW_BY_TYPENUM[descr.type_num]
+    cdef int row = _row_of(descr)
     if row < 0 or not cnp.PyArray_ISNBO(descr.byteorder) or not cnp.PyArray_ISALIGNED(a):
         return -1
     return row if _out_of_a_dtype(a, out) else -1
@@ -303,12 +300,13 @@ cdef bint _out_takes(const FastBounds *b, ndarray a, object a_min, object a_max,
 
 cdef inline int _kernel_way(FastBounds *b, int row, cnp.dtype descr, ndarray a, object a_min,
                             object a_max, object out, object where, ndarray mask,
-                            const npy_intp **strides) except -1:
+                            const npy_intp **strides, bint taken=False) except -1:
     """How _fast takes the call, a KernelWay: a's row (_kernel_row, -1 for
-    none), both bounds into b (_take_bounds), a where= mask as _mask_for took
-    it (None: declined), out as _out_takes says, a new result as
-    _new_result_way says; the operands' strides for the walk."""
-    if row < 0 or not _take_bounds(b, row, descr, a, a_min, a_max) or (
+    none), both bounds into b (_take_bounds; taken: there already), a where=
+    mask as _mask_for took it (None: declined), out as _out_takes says, a
+    new result as _new_result_way says; the operands' strides for the
+    walk."""
+    if row < 0 or not (taken or _take_bounds(b, row, descr, a, a_min, a_max)) or (
             where is not None and mask is None):
         return KERNEL_DECLINED
     strides[FC_LO] = b.lo_strides if b.lo_kind == BOUND_ARRAY else NULL
@@ -319,26 +317,31 @@ cdef inline int _kernel_way(FastBounds *b, int row, cnp.dtype descr, ndarray a, 
     return _new_result_way(b, row, a, a_min, a_max, strides)
 
 
-cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None):
+cdef object _fast(ndarray a, object a_min, object a_max, object out, object where=None,
+                  FastBounds *taken=NULL):
     """Clip through the kernel directly, as _kernel_way says, or decline:
     the call needs NumPy's way (_run's walk may decline too).
-    where: None, or a where= mask, out then its result array."""
+    where: None, or a where= mask, out then its result array. taken: the
+    bounds as a route converted them already (_scalar_bounds; a_min and
+    a_max then unused)."""
     cdef cnp.dtype descr = <cnp.dtype>cnp.PyArray_DESCR(a)
     cdef int row = _kernel_row(a, descr, out)
-    cdef FastBounds b
+    cdef FastBounds own
+    cdef FastBounds *b = &own if taken == NULL else taken
     cdef const npy_intp *strides[FC_OPERANDS]
     cdef ndarray mask = None
     cdef ndarray res
     cdef int way
     if where is not None:
         mask = _mask_for(where, a, <ndarray>out)
-    way = _kernel_way(&b, row, descr, a, a_min, a_max, out, where, mask, strides)
+    way = _kernel_way(b, row, descr, a, a_min, a_max, out, where, mask, strides,
+                      taken != NULL)
     if way == KERNEL_DECLINED:
         return NotImplemented
     if way == KERNEL_BY_ITERATOR:
         return _through_iterator(a, descr, &b.lo_buf, &b.hi_buf, None)
     res = _new_result(a, descr) if way == KERNEL_NEW else <ndarray>out
-    result = _run(&b, row, descr, a, res, mask, out is None, strides)
+    result = _run(b, row, descr, a, res, mask, out is None, strides)
     if result is res and out is None and cnp.PyArray_NDIM(res) == 0:
         return res[()]          # a ufunc returns a scalar for 0-d input
     return result
@@ -445,15 +448,27 @@ cdef void _extent(ndarray a, char **first, char **last) noexcept:
             last[0] += span
 
 
+cdef bint _extents_overlap(ndarray x, ndarray y) noexcept:
+    """Whether x and y may share memory: the bytes from each one's lowest
+    element to its highest overlap (np.may_share_memory's bounds check). The
+    one test of overlap: _overlaps_unevenly's, _mask_for's, the
+    clip-and-convert route's (out against a and the mask)."""
+    cdef char *x_first
+    cdef char *x_last
+    cdef char *y_first
+    cdef char *y_last
+    if cnp.PyArray_SIZE(x) == 0 or cnp.PyArray_SIZE(y) == 0:
+        return False
+    _extent(x, &x_first, &x_last)
+    _extent(y, &y_first, &y_last)
+    return x_first < y_last and y_first < x_last
+
+
 cdef bint _overlaps_unevenly(ndarray x, const npy_intp *x_strides, ndarray out) noexcept:
     """True when operand x shares memory with out other than element for
     element (in place: the same data and, along each axis of out longer than
     1, the same stride; x_strides: x's along out's axes, 0 where it
     broadcasts). Conservative: compares extents."""
-    cdef char *x_first
-    cdef char *x_last
-    cdef char *o_first
-    cdef char *o_last
     cdef int k
     if cnp.PyArray_SIZE(x) == 0:
         return False
@@ -462,9 +477,7 @@ cdef bint _overlaps_unevenly(ndarray x, const npy_intp *x_strides, ndarray out) 
             if cnp.PyArray_DIM(out, k) > 1 and x_strides[k] != cnp.PyArray_STRIDE(out, k):
                 return True
         return False
-    _extent(x, &x_first, &x_last)
-    _extent(out, &o_first, &o_last)
-    return x_first < o_last and o_first < x_last
+    return _extents_overlap(x, out)
 
 
 cdef inline bint _partly_overlap(ndarray a, ndarray out) noexcept:
@@ -478,10 +491,6 @@ cdef object _mask_for(object where, ndarray a, ndarray res):
     (stride 0 where it repeats); one that shares memory with out is left to
     NumPy's buffering."""
     cdef ndarray m
-    cdef char *m_first
-    cdef char *m_last
-    cdef char *o_first
-    cdef char *o_last
     if type(where) is not ndarray:
         return None
     m = <ndarray>where
@@ -492,11 +501,8 @@ cdef object _mask_for(object where, ndarray a, ndarray res):
             m = np.broadcast_to(m, (<object>a).shape)
         except ValueError:
             return None     # NumPy raises its own error
-    if cnp.PyArray_SIZE(a):
-        _extent(m, &m_first, &m_last)
-        _extent(res, &o_first, &o_last)
-        if m_first < o_last and o_first < m_last:
-            return None
+    if cnp.PyArray_SIZE(a) and _extents_overlap(m, res):
+        return None
     return m
 
 
