@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import fastclip
-from tests.reference import BFLOAT16, FLOAT8, ML_FLOATS, assert_same, reference_clip
+from tests.reference import (BFLOAT16, FLOAT8, ML_FLOATS, assert_same, assert_same_outcome,
+                             outcome, reference_clip)
 
 
 def test_signature_is_numpys():
@@ -82,6 +83,26 @@ def test_no_warnings_for_nan_inputs():
         assert_same(fastclip.clip(a, 0, 0.5), np.clip(a, 0, 0.5))
         assert_same(fastclip.clip(a, np.float32(np.nan), 0.5), np.clip(a, np.float32(np.nan), 0.5))
         assert_same(fastclip.clip(a, a, a[::-1].copy()), np.clip(a, a, a[::-1].copy()))
+
+
+def test_warnings_are_part_of_the_compared_outcome():
+    """tests.reference's comparison, which the tests use wherever an input may
+    raise a floating-point flag, fails when one side warns and the other is
+    silent, or when they warn differently: the same result is not enough."""
+    a = np.array([np.nan, 2.0], np.float32)
+
+    def warns(message):
+        def clip(*args, **kwargs):
+            warnings.warn(message, RuntimeWarning)
+            return np.clip(*args, **kwargs)
+        return clip
+    quiet = outcome(lambda: np.clip(a, 0, 1))
+    noted = outcome(lambda: warns("invalid value encountered in clip")(a, 0, 1))
+    assert_same_outcome(noted, outcome(lambda: warns("invalid value encountered in clip")(a, 0, 1)))
+    for got, expected in ((noted, quiet), (quiet, noted),
+                          (noted, outcome(lambda: warns("overflow encountered in cast")(a, 0, 1)))):
+        with pytest.raises(AssertionError):
+            assert_same_outcome(got, expected)
 
 
 @pytest.mark.parametrize("dtype", ML_FLOATS, ids=str)

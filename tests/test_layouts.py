@@ -257,7 +257,8 @@ def test_conversions_into_every_offset_from_a_cache_line(src, dst):
     rng = np.random.default_rng(43)
     src, dst = np.dtype(src), np.dtype(dst)
     n = 5003
-    x = (rng.normal(size=n) * 60).astype(src)
+    with np.errstate(invalid="ignore"):     # the setup's cast of negatives to uint8 (ARM warns)
+        x = (rng.normal(size=n) * 60).astype(src)
     lo, hi = (-50, 100) if src.kind in "iu" and dst.kind == "f" else (0, 100)
     expected = np.clip(x, lo, hi, out=np.empty(n, dst), casting="unsafe")
     for offset in range(0, 64, dst.itemsize):
