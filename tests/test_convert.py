@@ -37,8 +37,9 @@ def sources(src, rng):
         return x
     if src.kind in "iu":
         info = np.iinfo(src)
-        edges = [info.min, info.min + 1, -129, -128, -127, -1, 0, 1, 127, 128, 255, 256,
-                 32767, 32768, 65535, 65536, info.max - 1, info.max]
+        edges = [v for v in (info.min, info.min + 1, -129, -128, -127, -1, 0, 1, 127, 128, 255,
+                             256, 32767, 32768, 65535, 65536, info.max - 1, info.max)
+                 if info.min <= v <= info.max]
         # float32 ties and values just past them: int64 -> float32 rounds once
         # (C's cast, NumPy's); by way of float64 2**62 + 2**38 + 1 would land
         # on the tie and round down to even
