@@ -227,11 +227,10 @@ typedef struct {
     void *data;         /* the loop's data for every chunk: its store kind */
 } fc_loop_job_t;
 
-/* Streaming stores win for one thread from FC_STREAM_MIN_BYTES (csrc/stream.h).
- * Threads sharing a call below this keep plain stores: x and the result then
- * both fit a server's L3 together, and stay there for the next call; a
- * streamed result would be read back from memory. */
-#define FC_STREAM_SHARED_MIN_BYTES ((npy_intp)32 << 20)
+/* Streaming stores win for one thread from fc_stream_min_bytes, half the L3
+ * (csrc/stream.h). Threads sharing a call below twice that keep plain
+ * stores: x and the result then both fit the L3 together, and stay there for
+ * the next call; a streamed result would be read back from memory. */
 
 static void fc_loop_range(void *ctx, npy_intp first, npy_intp last)
 {
@@ -254,7 +253,7 @@ static void fc_run_parallel(fc_loop_t serial, char **args, npy_intp n,
      * place never streams: the loop reads each line it writes) */
     int stream = args[3] != args[0] && fc_should_stream(data, args[3], nbytes);
     fc_loop_job_t shared = {serial, args, steps,
-                            stream && nbytes >= FC_STREAM_SHARED_MIN_BYTES ? FC_STREAM_OUTPUT : data};
+                            stream && nbytes >= 2 * fc_stream_min_bytes ? FC_STREAM_OUTPUT : data};
     fc_loop_job_t alone = {serial, args, steps, stream ? FC_STREAM_OUTPUT : data};
     fc_parallel_range(fc_loop_range, &shared, &alone, n, grain, nthreads);
 }

@@ -58,8 +58,7 @@
  * temporary just freed is still in the caches, where a kept one is not
  * (a step of x * 2.0 then a clip into a float64 result, scipy's
  * poisson.pmf); from 16 MiB the page faults cost more than the cold
- * block (the benchmark's 2^24 new results, docs/performance.md). Also
- * FC_STREAM_MIN_BYTES: the results that may stream. */
+ * block (the benchmark's 2^24 new results, docs/performance.md). */
 #define FC_BLOCK_MIN_BYTES ((npy_intp)16 << 20)
 #define FC_BLOCK_SLOTS 8
 

@@ -4,8 +4,8 @@
  * ownership), so a large out-of-place clip moves 3 bytes for every 2 it needs:
  * read x, read out, write out. Streaming stores skip that read, a third of
  * the traffic. Used only for a loop call whose result is at least
- * FC_STREAM_MIN_BYTES, half the L3 of the machines seen so far: smaller
- * results stay in L3, where plain stores are faster.
+ * fc_stream_min_bytes, half the L3 a core shares: smaller results stay in
+ * L3 for the next call, where plain stores are faster.
  *
  * When to stream, and where a loop's stores start; the stores themselves
  * (fc_stream_copy: 32-byte streaming stores in the AVX-512 build too, as
@@ -15,12 +15,90 @@
 #define FASTCLIP_STREAM_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <numpy/npy_common.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 #include "simd/memory.h"      /* fc_stream_copy, fc_stream_fence */
 
-#define FC_STREAM_MIN_BYTES (16 << 20)
+/* The L3 where the machine does not say. */
+#define FC_L3_FALLBACK_BYTES ((npy_intp)32 << 20)
+
+/* The L3 a core shares and where that figure came from, and the streaming
+ * threshold, half of it: set once at import by fc_stream_init (and by a
+ * test hook, with no call running). */
+static npy_intp fc_l3_bytes = FC_L3_FALLBACK_BYTES;
+static const char *fc_l3_source = "assumed: the machine lists none";
+static npy_intp fc_stream_min_bytes = FC_L3_FALLBACK_BYTES / 2;
+
+/* The L3 that Linux lists for cpu 0, 0 where none is listed: the CPU's cache
+ * leaves as the kernel reads them, the slice a core shares (glibc's sysconf
+ * can count the slices of every core complex of an AMD EPYC, several times
+ * what one core's data can use). */
+static npy_intp fc_linux_l3_bytes(void)
+{
+#if defined(__linux__)
+    char path[64];
+    for (int index = 0; index < 16; index++) {
+        int level = 0;
+        long size = 0;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+        FILE *f = fopen(path, "r");
+        if (f == NULL) {
+            break;
+        }
+        int found = fscanf(f, "%d", &level) == 1 && level == 3;
+        fclose(f);
+        if (!found) {
+            continue;
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        f = fopen(path, "r");
+        if (f == NULL) {
+            return 0;
+        }
+        found = fscanf(f, "%ld%c", &size, &unit) == 2;
+        fclose(f);
+        if (!found || size <= 0) {
+            return 0;
+        }
+        return (npy_intp)size << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+    }
+#endif
+    return 0;
+}
+
+static void fc_stream_init(void)
+{
+    npy_intp l3 = fc_linux_l3_bytes();
+    const char *source = "Linux's cache list for cpu 0";
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    if (l3 <= 0) {
+        l3 = (npy_intp)sysconf(_SC_LEVEL3_CACHE_SIZE);
+        source = "sysconf";
+    }
+#endif
+#if defined(__APPLE__)
+    if (l3 <= 0) {
+        int64_t size = 0;
+        size_t len = sizeof size;
+        l3 = sysctlbyname("hw.l3cachesize", &size, &len, NULL, 0) == 0 ? (npy_intp)size : 0;
+        source = "sysctl hw.l3cachesize";
+    }
+#endif
+    if (l3 > 0) {
+        fc_l3_bytes = l3;
+        fc_l3_source = source;
+    }
+    fc_stream_min_bytes = fc_l3_bytes / 2;
+}
 
 /* Loops writing this many bytes and more start their vector stores on a
  * 64-byte boundary, the elements before it done apart (fc_line_head; csrc/
@@ -43,14 +121,12 @@ static inline npy_intp fc_line_head(const void *out, npy_intp itemsize)
 #define FC_FRESH_OUTPUT ((void *)1)     /* a tag, never dereferenced (one value in every module) */
 
 /* A loop's `data` set to this by csrc/parallel.h: this call is one chunk of a
- * call whose result is at least FC_STREAM_MIN_BYTES into an existing output,
+ * call whose result is at least fc_stream_min_bytes into an existing output,
  * so it streams though it is short itself. */
 #define FC_STREAM_OUTPUT ((void *)2)
 
 #if defined(__unix__) || defined(__APPLE__)
-#include <stdint.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #define FC_HAVE_MINCORE 1
 #else
 #define FC_HAVE_MINCORE 0
@@ -88,7 +164,7 @@ static inline int fc_should_stream(const void *data, const char *out, npy_intp n
     if (data == FC_STREAM_OUTPUT) {
         return 1;
     }
-    if (data == FC_FRESH_OUTPUT || nbytes < FC_STREAM_MIN_BYTES) {
+    if (data == FC_FRESH_OUTPUT || nbytes < fc_stream_min_bytes) {
         return 0;
     }
     return fc_pages_resident(out, nbytes);

@@ -32,6 +32,7 @@ def config():
         "reuse_cap_bytes": _ufunc.reuse_cap_bytes(),
         "reuse_min_bytes": _ufunc.REUSE_MIN_BYTES,
         "reuse_held_bytes": _ufunc.reused_blocks()[1],
+        **_ufunc._kernels.stores(),
     }
 
 
@@ -61,6 +62,8 @@ def show_config():
     else:
         print(f"threads: 1 (OpenMP no: built without it, every call runs on the calling "
               f"thread; set_num_threads({c['threads']}) is kept but has no effect)")
+    print(f"streaming stores: results of {_mib(c['stream_min_bytes'])} and more into memory in "
+          f"place (half the L3 a core shares: {_mib(c['l3_bytes'])}, {c['l3_source']})")
     if c["reuse_cap_bytes"]:
         print(f"new results of {c['reuse_min_bytes'] >> 20} MiB and more: reuse the blocks freed "
               f"results left, up to {c['reuse_cap_bytes'] >> 20} MiB kept, "
@@ -73,3 +76,7 @@ def show_config():
               None: "NumPy's clip, then ml_dtypes' cast (no fused loop rounds as it does)"}
     print("float64 -> bfloat16/float8 out=: "
           + "; ".join(sorted({routes[how] for how in c["ml_float64_rounding"].values()})))
+
+
+def _mib(nbytes):
+    return f"{nbytes / 2**20:g} MiB"

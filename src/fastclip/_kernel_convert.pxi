@@ -59,7 +59,7 @@ cdef void _split_conversion(fc_range_fn range_fn, void *job, int *stream, npy_in
     cdef int threads = threads_for(n * src_size * CONVERT_WORK)
     if stream != NULL:
         stream[0] = (FC_HAVE_STREAM and dst_size >= src_size
-                     and n * dst_size >= FC_STREAM_MIN_BYTES
+                     and n * dst_size >= fc_stream_min_bytes
                      and fc_pages_resident(out, n * dst_size))
     if threads > 1:
         fc_parallel_range(range_fn, job, NULL, n, FC_MIN_CHUNK_BYTES // src_size, threads)

@@ -38,7 +38,9 @@ def system_line(system, date=True):
                if system.get("peers_missing") else "")
     torch_isa = f" (torch at {system['torch_capability']})" if system.get("torch_capability") else ""
     when = f"{system['date']} | " if date else ""
-    return (f"{when}{system['cpu']}, {system['cpus']} CPUs | fastclip "
+    caches = (f", L3 {system['l3_bytes'] >> 20} MiB a core shares, streaming stores from "
+              f"{system['stream_min_bytes'] >> 20} MiB" if "stream_min_bytes" in system else "")
+    return (f"{when}{system['cpu']}, {system['cpus']} CPUs{caches} | fastclip "
             f"{system['fastclip']}, SIMD {system['simd_target']} (compiled "
             f"{', '.join(system['simd_compiled'])}) | numpy {system['numpy']}, python "
             f"{system['python']} | {peers}{torch_isa}{missing}")

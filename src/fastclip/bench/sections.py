@@ -383,13 +383,15 @@ def _timed_clip(run):
 
 def system(peers):
     """The facts a reader needs to place the figures: date, CPU, SIMD target,
-    versions, the peers present and absent."""
+    versions, the peers present and absent, the L3 and the streaming threshold
+    (which regime a large call was in)."""
     c = config()
     return {"date": time.strftime("%Y-%m-%d"), "cpu": cpu_name(), "cpus": os.cpu_count(),
             "simd_target": c["simd_target"], "simd_compiled": c["simd_compiled"],
             "fastclip": c["fastclip"], "numpy": c["numpy"], "python": c["python"],
             "peers": peers.versions(), "peers_missing": list(peers.missing),
-            "torch_capability": _torch_capability(peers)}
+            "torch_capability": _torch_capability(peers),
+            "l3_bytes": c["l3_bytes"], "stream_min_bytes": c["stream_min_bytes"]}
 
 
 def cpu_name():
