@@ -8,10 +8,12 @@ other inside it), and for the largest one with vector code the instructions in
 its body and how many of them are vector instructions
 (aarch64: an operand vN.<arrangement> or qN; x86-64: a ymm/zmm operand, or an
 xmm one of a packed instruction). A kernel path whose every loop counts no
-vector instruction fell back to scalar code. objdump must be on PATH (on
-aarch64 tools/aarch64 runs this in its chroot).
+vector instruction fell back to scalar code. objdump must be on PATH, or
+OBJDUMP name one for the module's architecture (tools/aarch64 reads its
+cross-built module with aarch64-linux-gnu-objdump).
 """
 
+import os
 import re
 import subprocess
 import sys
@@ -62,7 +64,7 @@ def short_name(symbol):
 
 
 def loops(path):
-    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True,
+    text = subprocess.run([os.environ.get("OBJDUMP", "objdump"), "-d", "--no-show-raw-insn", path], capture_output=True,
                           text=True, check=True).stdout
     arch = "aarch64" if "aarch64" in text[:2000] else "x86_64"
     functions = defaultdict(list)
