@@ -280,6 +280,14 @@ cdef bint _convert_into(ndarray a, const FastBounds *b, ndarray out, object cast
     return not nan
 
 
+
+cdef bint _convert_bounds_into(ndarray a, object a_min, object a_max, ndarray out, object casting,
+                               object where=None) except -1:
+    """_convert_into for a caller that needs the bounds for nothing else: they
+    are converted here (_scalar_bounds); whether it wrote out."""
+    cdef FastBounds b
+    return _scalar_bounds(&b, a, a_min, a_max) and _convert_into(a, &b, out, casting, where)
+
 #: (a's type number, out's, casting) -> whether np.can_cast(a, out, casting)
 #: with a safe cast: a value-preserving widening, clipped first, then copied
 cdef dict _SAFE_WIDENING = {}

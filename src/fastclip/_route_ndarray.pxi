@@ -28,7 +28,6 @@ cdef object _numpy_rules_call(ndarray a, object a_min, object a_max, object out,
     than np.clip itself."""
     cdef int num = (<cnp.dtype>cnp.PyArray_DESCR(a)).type_num
     cdef int row = _row_of_num(num)
-    cdef FastBounds b
     if row >= 0 and _has_dropped_int_bound(row, a_min, a_max):
         a_min, a_max = _without_dropped_int_bounds(row, a_min, a_max)
     if a_min is None and a_max is None:
@@ -38,8 +37,7 @@ cdef object _numpy_rules_call(ndarray a, object a_min, object a_max, object out,
             # fused loop over the range's ends does in one pass where NumPy's
             # positive runs its loop into a buffer, then casts
             lo, hi = <tuple>ROW_INT_RANGE[row]
-            if (_scalar_bounds(&b, a, lo, hi)
-                    and _convert_into(a, &b, <ndarray>out, kwargs.get("casting", "same_kind"))):
+            if _convert_bounds_into(a, lo, hi, <ndarray>out, kwargs.get("casting", "same_kind")):
                 return out
         return _umath.positive(a, out=out, **kwargs)
     if row >= 0 and (a_min is None or a_max is None) and (not kwargs or (

@@ -287,14 +287,13 @@ cdef bint _narrowed_past_the_tie(ndarray a, int row, object bound, bint lower, n
     zero: NumPy's route. A bound that is not zero ties only with its own
     value, alike either way. Whether it wrote out."""
     cdef double b = float(bound)
-    cdef FastBounds bounds
     if b != b or (b == 0.0 and ((copysign(1.0, b) < 0.0) == lower
                                 or SMALLEST_SUBNORMAL[row] == 0.0)):
         return False
     if b == 0.0:
         b = SMALLEST_SUBNORMAL[row] if lower else -SMALLEST_SUBNORMAL[row]
-    return (_scalar_bounds(&bounds, a, b if lower else -_INF, _INF if lower else b)
-            and _convert_into(a, &bounds, out, "same_kind" if casting is None else casting))
+    return _convert_bounds_into(a, b if lower else -_INF, _INF if lower else b, out,
+                                "same_kind" if casting is None else casting)
 
 
 cdef inline void _run_ties_to_bound(fc_span_t loop, ndarray a, ndarray res, bint lower,

@@ -30,8 +30,7 @@ def _for_tests(what, *args, **kwargs):
 
 
 def _test_convert(ndarray a, a_min, a_max, out, casting="same_kind", where=None):
-    cdef FastBounds b
-    return _scalar_bounds(&b, a, a_min, a_max) and _convert_into(a, &b, out, casting, where)
+    return _convert_bounds_into(a, a_min, a_max, out, casting, where)
 
 
 def _test_widened(a, a_min, a_max, out, casting="same_kind"):
