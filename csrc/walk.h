@@ -152,6 +152,67 @@ static int fc_plan_prefers_numpy(const fc_plan_t *p, int itemsize)
     return p->nd > 1 && stride == itemsize && run_bytes < 256;
 }
 
+/* The next run: one step along axis `from`, carried outwards (idx: the
+ * outer indices; ptr: the operands' pointers, in FC_A ... FC_HI order). */
+static inline void fc_next_run(const fc_plan_t *p, npy_intp *idx, char **ptr, int from)
+{
+    for (int d = from; d >= 0; d--) {
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            ptr[o] += p->strides[o][d];
+        }
+        if (++idx[d] < p->dims[d]) {
+            break;
+        }
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            ptr[o] -= p->dims[d] * p->strides[o][d];
+        }
+        idx[d] = 0;
+    }
+}
+
+/* fc_walk_runs' runs [first, last) without a mask: the runs along the next
+ * axis out, as many as it has left, in one call of rows; where the input is
+ * transposed from the output (its elements closer together along that axis
+ * than along the runs), in tiles of FC_TILE x FC_TILE elements, so the
+ * input's lines and pages are used whole while they are in cache. */
+static void fc_walk_rows(const fc_plan_t *p, fc_rows_t rows, npy_intp *idx, char **ptr,
+                         const npy_intp *steps, npy_intp first, npy_intp last)
+{
+    int next = p->nd - 2;
+    npy_intp n = p->dims[p->nd - 1];
+    npy_intp row_steps[4] = {p->strides[FC_A][next], p->strides[FC_LO][next],
+                             p->strides[FC_HI][next], p->strides[FC_OUT][next]};
+    int transposed = fc_abs(row_steps[0]) < fc_abs(steps[0]);
+    npy_intp cols = transposed ? FC_TILE : n;
+    for (npy_intp r = first; r < last;) {
+        npy_intp count = p->dims[next] - idx[next];
+        if (count > last - r) {
+            count = last - r;
+        }
+        npy_intp block = transposed ? FC_TILE : count;
+        for (npy_intp b = 0; b < count; b += block) {
+            npy_intp nb = count - b < block ? count - b : block;
+            for (npy_intp c = 0; c < n; c += cols) {
+                npy_intp nc = n - c < cols ? n - c : cols;
+                char *run[4];
+                for (int k = 0; k < 4; k++) {
+                    run[k] = ptr[k == 0 ? FC_A : k == 1 ? FC_LO : k == 2 ? FC_HI : FC_OUT]
+                             + b * row_steps[k] + c * steps[k];
+                }
+                rows(run, nc, steps, nb, row_steps);
+            }
+        }
+        r += count;
+        /* count runs on: along `next` in one step (a step a run is a large
+         * share of a view of short rows), then carried */
+        for (int o = 0; o < FC_OPERANDS; o++) {
+            ptr[o] += (count - 1) * p->strides[o][next];
+        }
+        idx[next] += count - 1;
+        fc_next_run(p, idx, ptr, next);
+    }
+}
+
 /* Runs [first, last) of the plan (a run: every outer index, the inner axis
  * whole). args: a, lo, hi, out at their starts; mask: the where= mask's start,
  * with `masked` the where= driver, or NULL. */
@@ -175,58 +236,8 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows,
             ptr[o] += idx[d] * p->strides[o][d];
         }
     }
-    /* the next run: one step along axis FROM, carried outwards */
-#define FC_NEXT_RUN(FROM)                                                     \
-    for (int d = (FROM); d >= 0; d--) {                                       \
-        for (int o = 0; o < FC_OPERANDS; o++) {                               \
-            ptr[o] += p->strides[o][d];                                       \
-        }                                                                     \
-        if (++idx[d] < p->dims[d]) {                                          \
-            break;                                                            \
-        }                                                                     \
-        for (int o = 0; o < FC_OPERANDS; o++) {                               \
-            ptr[o] -= p->dims[d] * p->strides[o][d];                          \
-        }                                                                     \
-        idx[d] = 0;                                                           \
-    }
     if (!masked && outer >= 1) {
-        /* the runs along the next axis out, as many as it has left, in one
-         * call of rows; where the input is transposed from the output (its
-         * elements closer together along that axis than along the runs), in
-         * tiles of FC_TILE x FC_TILE elements, so the input's lines and pages
-         * are used whole while they are in cache */
-        int next = outer - 1;
-        npy_intp row_steps[4] = {p->strides[FC_A][next], p->strides[FC_LO][next],
-                                 p->strides[FC_HI][next], p->strides[FC_OUT][next]};
-        int transposed = fc_abs(row_steps[0]) < fc_abs(steps[0]);
-        npy_intp cols = transposed ? FC_TILE : n;
-        for (npy_intp r = first; r < last;) {
-            npy_intp count = p->dims[next] - idx[next];
-            if (count > last - r) {
-                count = last - r;
-            }
-            npy_intp block = transposed ? FC_TILE : count;
-            for (npy_intp b = 0; b < count; b += block) {
-                npy_intp nb = count - b < block ? count - b : block;
-                for (npy_intp c = 0; c < n; c += cols) {
-                    npy_intp nc = n - c < cols ? n - c : cols;
-                    char *run[4];
-                    for (int k = 0; k < 4; k++) {
-                        run[k] = ptr[k == 0 ? FC_A : k == 1 ? FC_LO : k == 2 ? FC_HI : FC_OUT]
-                                 + b * row_steps[k] + c * steps[k];
-                    }
-                    rows(run, nc, steps, nb, row_steps);
-                }
-            }
-            r += count;
-            /* count runs on: along `next` in one step (a step a run is a
-             * large share of a view of short rows), then carried */
-            for (int o = 0; o < FC_OPERANDS; o++) {
-                ptr[o] += (count - 1) * p->strides[o][next];
-            }
-            idx[next] += count - 1;
-            FC_NEXT_RUN(next)
-        }
+        fc_walk_rows(p, rows, idx, ptr, steps, first, last);
         return;
     }
     for (npy_intp r = first; r < last; r++) {
@@ -239,9 +250,8 @@ static void fc_walk_runs(const fc_plan_t *p, fc_loop_t loop, fc_rows_t rows,
             npy_intp len = n;
             loop(run, &len, steps, NULL);
         }
-        FC_NEXT_RUN(outer - 1)
+        fc_next_run(p, idx, ptr, outer - 1);
     }
-#undef FC_NEXT_RUN
 }
 
 typedef struct {

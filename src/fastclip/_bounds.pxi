@@ -87,10 +87,6 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     cdef int overflow = 0
     cdef double d
     cdef long long ll
-    cdef unsigned long long ull
-    cdef unsigned short bits
-    cdef unsigned char bits8
-    cdef float f
     cdef type tv = type(v)
     if tv is ROW_SCALAR_TYPE[row]:
         if not ROW_ML[row]:
@@ -104,23 +100,7 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
     elif kind == KIND_INT:
         if tv is not int:
             return _promoted_scalar_to_c(row, v, buf)
-        ll = PyLong_AsLongLongAndOverflow(v, &overflow)
-        if overflow:
-            if overflow < 0 or ROW_SIGNED[row] or ROW_ITEMSIZE[row] != 8:
-                return False
-            try:
-                ull = PyLong_AsUnsignedLongLong(v)  # 2**63 <= v < 2**64 for uint64
-            except OverflowError:
-                return False                        # np.clip has its own rules for it
-            _store_uint(row, ull, buf)
-            return True
-        if not (INT_MIN[row] <= ll <= INT_MAX[row]):
-            return False
-        if ROW_SIGNED[row]:
-            _store_int(row, ll, buf)
-        else:
-            _store_uint(row, <unsigned long long>ll, buf)
-        return True
+        return _python_int_to_c(row, v, buf)
     elif tv is float:
         d = PyFloat_AS_DOUBLE(v)
     elif tv is int:
@@ -130,6 +110,41 @@ cdef bint _bound_to_c(int row, object v, void *buf) except -1:
         d = <double>ll
     else:
         return _promoted_scalar_to_c(row, v, buf)
+    return _double_to_c(row, d, buf)
+
+
+cdef inline bint _python_int_to_c(int row, object v, void *buf) except -1:
+    """_bound_to_c's Python int v for an integer row: in the type's range, or
+    False."""
+    cdef int overflow = 0
+    cdef long long ll = PyLong_AsLongLongAndOverflow(v, &overflow)
+    cdef unsigned long long ull
+    if overflow:
+        if overflow < 0 or ROW_SIGNED[row] or ROW_ITEMSIZE[row] != 8:
+            return False
+        try:
+            ull = PyLong_AsUnsignedLongLong(v)  # 2**63 <= v < 2**64 for uint64
+        except OverflowError:
+            return False                        # np.clip has its own rules for it
+        _store_uint(row, ull, buf)
+        return True
+    if not (INT_MIN[row] <= ll <= INT_MAX[row]):
+        return False
+    if ROW_SIGNED[row]:
+        _store_int(row, ll, buf)
+    else:
+        _store_uint(row, <unsigned long long>ll, buf)
+    return True
+
+
+cdef inline bint _double_to_c(int row, double d, void *buf) except -1:
+    """_bound_to_c's value d (exact as a double) for a float row, rounded as
+    NumPy casts it; False where that overflows (NumPy warns)."""
+    cdef int kind = ROW_KIND[row]
+    cdef int overflow = 0
+    cdef unsigned short bits
+    cdef unsigned char bits8
+    cdef float f
     if kind == KIND_FLOAT:
         if ROW_ITEMSIZE[row] == 8:
             memcpy(buf, &d, 8)
