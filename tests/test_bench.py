@@ -370,3 +370,18 @@ def test_the_threads_in_a_program_section_runs_each_contender_as_named(monkeypat
     table = bench.report.program_threads_table({"program_threads": [row]})
     assert table.rows == [["a case", "2 ms, 3 ms CPU", "4 ms, 4 ms CPU",  # noqa: prose
                            "0.50 (0.40-0.60)", "0.75 (0.70-0.80)"]]
+
+
+def test_a_first_calls_one_time_cost_does_not_set_the_batch():
+    """A contender whose first call probes something (fastclip's one-sided
+    calls do, once a process) is timed in batches like the others, not one
+    call a sample."""
+    from fastclip.bench.timing import calibrate
+    calls = []
+
+    def f():
+        if not calls:
+            time.sleep(0.05)
+        calls.append(1)
+
+    assert calibrate(f, 0.01) > 1

@@ -19,9 +19,13 @@ def _before_batch(f):
 
 
 def calibrate(f, min_seconds):
-    """Calls of f that take at least min_seconds together."""
+    """Calls of f that take at least min_seconds together. f is called once
+    first: a first call's one-time cost (a probe, an import, a cache filled)
+    is no call's cost, and counted here it left a batch of one call, whose
+    timing the next calls' own warm-up then filled."""
     number = 1
     _before_batch(f)()
+    f()
     while True:
         t0 = time.perf_counter()
         for _ in range(number):
