@@ -25,4 +25,22 @@ typedef void (*fc_masked_t)(fc_loop_t loop, int itemsize, char **args,
 typedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_intp count,
                           const npy_intp *row_steps);
 
+/* fastclip.quantize's call (csrc/quantize.h): x (src_size bytes an element,
+ * C order) seen as (outer, axis_len, inner); the scale and zero point of
+ * element (o, a, i), as float32, at o * s_outer + (a / block) * s_axis +
+ * i * s_inner (all three 0: one for the tensor) */
+enum { FC_Q_FLOAT, FC_Q_HALF, FC_Q_BFLOAT16 };        /* x's dtype, the division's */
+enum { FC_Q_INT8, FC_Q_UINT8, FC_Q_INT16, FC_Q_UINT16, FC_Q_E4M3FN, FC_Q_E5M2 };
+typedef struct {
+    const char *x;
+    char *out;
+    npy_intp n;                     /* elements */
+    int src, div, dst;              /* x's dtype, the division's, the result's */
+    int src_size, dst_size;
+    const float *scale;
+    const float *zero;
+    npy_intp axis_len, inner, block;
+    npy_intp s_outer, s_axis, s_inner;
+} fc_quantize_job_t;
+
 #endif

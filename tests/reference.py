@@ -227,3 +227,48 @@ def check_three_ways(clip, a, lo, hi):
     assert clip(b, lo, hi, out=b) is b
     assert_same(b, expected)
     return expected
+
+
+#: ONNX QuantizeLinear's integer results and their ranges
+QUANT_INT_RANGES = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
+                    for t in (np.int8, np.uint8, np.int16, np.uint16)}
+
+
+def _quant_operand(value, shape, axis, block_size):
+    """onnx.reference's reshape_input: a scale or zero point as an array that
+    broadcasts against x's shape."""
+    value = np.asarray(value)
+    if value.ndim == 0 or value.size == 1:
+        return value.reshape(())
+    if not block_size:
+        dims = [1] * len(shape)
+        dims[axis] = value.size
+        return value.reshape(dims)
+    value = np.repeat(value, block_size, axis=axis)
+    return value.take(np.arange(shape[axis]), axis=axis)
+
+
+def reference_quantize(x, scale, zero_point=None, *, axis=1, block_size=0, dtype=None):
+    """QuantizeLinear as onnx.reference computes it (x / scale in NumPy's
+    promotion, np.rint, + zero point, np.clip, cast; float8 by
+    onnx.numpy_helper.saturate_cast), but in float64 rather than through an
+    int32 cast, so that what the reference leaves undefined saturates as the
+    operator says (NaN to the range's low end, docs/semantics.rst)."""
+    x = np.asarray(x)
+    if zero_point is not None:
+        dtype = np.asarray(zero_point).dtype
+    dtype = np.dtype(np.uint8 if dtype is None else dtype)
+    # a Python float stays one: NumPy's weak scalar, divided in x's dtype
+    s = scale if isinstance(scale, (float, int)) else _quant_operand(scale, x.shape, axis,
+                                                                     block_size)
+    with np.errstate(all="ignore"):
+        q = x / s
+        if dtype in QUANT_INT_RANGES:
+            lo, hi = QUANT_INT_RANGES[dtype]
+            r = np.rint(q).astype(np.float64)
+            if zero_point is not None:
+                r = r + _quant_operand(zero_point, x.shape, axis, block_size).astype(np.float64)
+            r = np.where(np.isnan(r), lo, r)
+            return np.clip(r, lo, hi).astype(dtype)
+        top = float(ml_dtypes.finfo(dtype).max)
+        return np.clip(q, -top, top).astype(dtype)

@@ -1,7 +1,8 @@
 """fastclip: numpy.clip, C-accelerated, for every numeric dtype, bfloat16 and float8.
 
 Public names: ``clip`` (numpy.clip's signature and results), ``clip_ufunc``
-(the same kernels as a numpy.ufunc), ``patch_numpy``/``unpatch_numpy``/
+(the same kernels as a numpy.ufunc), ``quantize`` (ONNX QuantizeLinear in
+one pass; ``fastclip.onnx`` has it and Clip as onnx.reference ops), ``patch_numpy``/``unpatch_numpy``/
 ``patched``/``is_patched`` (fastclip as numpy.clip for a whole program),
 ``set_num_threads``/``get_num_threads``, ``set_reuse_mib``, ``show_config`` and
 ``__version__``.
@@ -10,7 +11,7 @@ Public names: ``clip`` (numpy.clip's signature and results), ``clip_ufunc``
 __version__ = "0.1.0"
 
 try:
-    from fastclip._ufunc import clip, clip_ufunc, set_reuse_mib
+    from fastclip._ufunc import clip, clip_ufunc, quantize, set_reuse_mib
 except ModuleNotFoundError as e:
     # As NumPy does: say what to do rather than leave a bare "No module named
     # 'fastclip._ufunc'" (python -m from a source tree without src/ layout
@@ -33,6 +34,6 @@ from fastclip import ufunc as _ufunc_module  # noqa: E402,F401  (pickling)
 
 _threads._init()
 
-__all__ = ["clip", "clip_ufunc", "show_config", "set_num_threads", "get_num_threads",
+__all__ = ["clip", "clip_ufunc", "quantize", "show_config", "set_num_threads", "get_num_threads",
            "set_reuse_mib",
            "patch_numpy", "unpatch_numpy", "patched", "is_patched", "__version__"]

@@ -108,6 +108,17 @@ def clip(
     **kwargs: Unpack[_UFuncKwargs],
 ) -> Any: ...
 
+def quantize(
+    x: ArrayLike,
+    scale: ArrayLike,
+    zero_point: ArrayLike | None = None,
+    *,
+    dtype: DTypeLike | None = None,
+    axis: SupportsIndex = 1,
+    block_size: SupportsIndex = 0,
+    saturate: bool = True,
+    out: NDArray[Any] | None = None,
+) -> NDArray[Any]: ...
 def show_config() -> None: ...
 def set_num_threads(n: SupportsIndex) -> None: ...
 def get_num_threads() -> int: ...

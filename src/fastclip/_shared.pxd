@@ -32,3 +32,31 @@ ctypedef struct fc_convert_api_t:
     # loop k, then out written where mask is set (where=), through an L1 buffer
     int (*run_masked)(int k, const char *x, char *out, const unsigned char *mask, npy_intp n,
                       const void *lo, const void *hi) noexcept nogil
+
+# fastclip.quantize's call (csrc/loop_types.h, csrc/quantize.h): filled by
+# _ufunc (_route_quantize.pxi), run by the kernel module in use
+cdef extern from "loop_types.h":
+    enum:
+        FC_Q_FLOAT
+        FC_Q_HALF
+        FC_Q_BFLOAT16
+    enum:
+        FC_Q_INT8
+        FC_Q_UINT8
+        FC_Q_INT16
+        FC_Q_UINT16
+        FC_Q_E4M3FN
+        FC_Q_E5M2
+    ctypedef struct fc_quantize_job_t:
+        const char *x
+        char *out
+        npy_intp n
+        int src, div, dst
+        int src_size, dst_size
+        const float *scale
+        const float *zero
+        npy_intp axis_len, inner, block
+        npy_intp s_outer, s_axis, s_inner
+
+ctypedef struct fc_quantize_api_t:
+    void (*run)(const fc_quantize_job_t *job) noexcept nogil

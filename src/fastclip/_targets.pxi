@@ -69,6 +69,8 @@ cdef fc_span_t *TIES_TO_BOUND = <fc_span_t *>PyCapsule_GetPointer(
 
 cdef fc_convert_api_t *CONVERT = <fc_convert_api_t *>PyCapsule_GetPointer(
     _kernels.convert_api(), "fastclip.convert")
+cdef fc_quantize_api_t *QUANTIZE = <fc_quantize_api_t *>PyCapsule_GetPointer(
+    _kernels.quantize_api(), "fastclip.quantize")
 
 
 #: helper threads of fastclip's own (POSIX threads, with OpenMP for the

@@ -27,12 +27,16 @@ itself (_fast), and _test_hooks.pxi (_for_tests).
 
 import importlib
 import importlib.util
+import operator
 import os
 
 import numpy as np
 cimport numpy as cnp
 from numpy cimport npy_intp, ndarray
-from fastclip._shared cimport fc_convert_api_t, fc_loop_t, fc_masked_t, fc_rows_t, fc_span_t
+from fastclip._shared cimport (fc_convert_api_t, fc_loop_t, fc_masked_t, fc_quantize_api_t,
+                              fc_quantize_job_t, fc_rows_t, fc_span_t)
+from fastclip._shared cimport (FC_Q_FLOAT, FC_Q_HALF, FC_Q_BFLOAT16, FC_Q_INT8, FC_Q_UINT8,
+                              FC_Q_INT16, FC_Q_UINT16, FC_Q_E4M3FN, FC_Q_E5M2)
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from cpython.contextvars cimport get_value as contextvar_value
 from libc.string cimport memcpy
@@ -60,6 +64,7 @@ include "_route_one_sided.pxi"
 include "_route_subclass.pxi"
 include "_route_ndarray.pxi"
 include "_route_other.pxi"
+include "_route_quantize.pxi"
 
 from fastclip import _numpy_fallback
 

@@ -1,0 +1,209 @@
+# fastclip.quantize: ONNX QuantizeLinear (opsets 10, 13, 19, 21) in one pass
+# over the kernel module's loop (csrc/quantize.h, which has the arithmetic).
+# Here the operator's rules for its operands: the result's dtype from the zero
+# point or `dtype` (uint8 when neither), the scale's form (one value, one
+# along `axis`, or blocks of `block_size` along it), every refusal made before
+# anything is written. docs/semantics.rst has them for users.
+
+cdef dict _Q_DTYPE = {row.name: numpy_dtype(row) for row in DTYPES}
+cdef dict _Q_SOURCES = {_Q_DTYPE["float"]: FC_Q_FLOAT, _Q_DTYPE["half"]: FC_Q_HALF,
+                        _Q_DTYPE["bfloat16"]: FC_Q_BFLOAT16}
+cdef dict _Q_RESULTS = {_Q_DTYPE["byte"]: FC_Q_INT8, _Q_DTYPE["ubyte"]: FC_Q_UINT8,
+                        _Q_DTYPE["short"]: FC_Q_INT16, _Q_DTYPE["ushort"]: FC_Q_UINT16,
+                        _Q_DTYPE["float8_e4m3fn"]: FC_Q_E4M3FN,
+                        _Q_DTYPE["float8_e5m2"]: FC_Q_E5M2}
+cdef object _UINT8 = np.dtype(np.uint8)
+cdef object _FLOAT32 = np.dtype(np.float32)
+
+
+cdef str _q_names(dict table):
+    return ", ".join(str(d) for d in table)
+
+
+cdef object _q_result_dtype(object zero_point, object dtype):
+    """(the result's dtype, the zero point as an array of it or None)."""
+    cdef object want = None if dtype is None else np.dtype(dtype)
+    cdef object zp = None
+    if zero_point is not None:
+        if type(zero_point) is int or type(zero_point) is float:
+            zdt = want if want is not None else _UINT8
+            if zdt in _Q_RESULTS and zdt.kind in "iu" and type(zero_point) is not int:
+                raise TypeError(f"a zero point of {zdt} must be an integer, not {zero_point!r}")
+            if zdt.kind in "iu" and not (np.iinfo(zdt).min <= zero_point <= np.iinfo(zdt).max):
+                raise ValueError(f"zero point {zero_point} is out of {zdt}'s range "
+                                 f"[{np.iinfo(zdt).min}, {np.iinfo(zdt).max}]")
+            zp = np.asarray(zero_point, dtype=zdt)
+        else:
+            zp = np.asarray(zero_point)
+        if want is not None and zp.dtype != want:
+            raise ValueError(f"dtype={want} does not match the zero point's dtype {zp.dtype}")
+        want = zp.dtype
+    if want is None:
+        want = _UINT8
+    if want not in _Q_RESULTS:
+        raise ValueError(f"quantize writes {_q_names(_Q_RESULTS)} (QuantizeLinear's types "
+                         f"fastclip has loops for), not {want}")
+    return want, zp
+
+
+cdef object _q_scale(ndarray x, object scale):
+    """(the division's dtype, the scale as an array of it)."""
+    if type(scale) is float or type(scale) is int:
+        return x.dtype, np.asarray(scale, dtype=x.dtype)    # NumPy's weak scalar: x's dtype
+    s = np.asarray(scale)
+    if s.dtype not in _Q_SOURCES:
+        raise TypeError(f"scale of dtype {s.dtype}: quantize divides in float32, float16 or "
+                        f"bfloat16 (x's dtype), so the scale is one of those or a Python float")
+    try:
+        div = np.result_type(x.dtype, s.dtype)
+    except TypeError:
+        div = _FLOAT32
+    if div not in _Q_SOURCES:
+        div = _FLOAT32
+    s = s.astype(div, copy=False)
+    return div, s
+
+
+cdef int _q_axis(object axis, int ndim) except -1:
+    cdef int ax = operator.index(axis)
+    if not -ndim <= ax < ndim:
+        raise np.exceptions.AxisError(ax, ndim)
+    return ax + ndim if ax < 0 else ax
+
+
+cdef object _q_scale_broadcast(object s, tuple shape, int ax, npy_intp block):
+    """The scale as an array that broadcasts against x (the reference's
+    reshape_input), for the NumPy route of saturate=False."""
+    if s.size == 1:
+        return s.reshape(())
+    if block == 0:
+        dims = [1] * len(shape)
+        dims[ax] = s.shape[0]
+        return s.reshape(dims)
+    return np.repeat(s, block, axis=ax).take(np.arange(shape[ax]), axis=ax)
+
+
+cdef _q_refuse_scale(object s32):
+    bad = ~np.isfinite(s32) | (s32 == 0)
+    if bad.any():
+        raise ValueError(f"scale must be finite and nonzero: {s32[bad].ravel()[0]} "
+                         f"({np.count_nonzero(bad)} of {s32.size} scales)")
+
+
+def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, saturate=True,
+             out=None):
+    """quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, saturate=True, out=None)
+
+    ONNX QuantizeLinear in one pass: ``saturate(round_half_even(x / scale) +
+    zero_point)`` into int8, uint8, int16 or uint16, ``saturate_cast(x /
+    scale)`` into float8_e4m3fn or float8_e5m2.
+
+    x: float32, float16 or bfloat16, any layout. scale: a Python float, or an
+    array of x's dtype (or float32) holding one value (per tensor), one value
+    a position along ``axis`` (1-D), or, with ``block_size`` > 0, x's shape
+    with ``ceil(x.shape[axis] / block_size)`` along ``axis`` (blocks); finite
+    and nonzero. zero_point: the scale's shape (or one value), of the
+    result's dtype; None: zero. dtype: the result's, when no zero point gives
+    it (uint8 when neither does). saturate=False: a float8 result overflows to
+    NaN or infinity as ml_dtypes' cast does (through NumPy; integers always
+    saturate). out: an array of the result's dtype and x's shape.
+
+    The division is in x's dtype (NumPy's promotion of x's and the scale's),
+    as onnx.reference computes it, whose results these are bit for bit;
+    where the reference's int32 cast is undefined (a quotient beyond int32,
+    infinity, NaN) the result saturates, NaN to the range's low end
+    (docs/semantics.rst).
+    """
+    cdef ndarray xa = x if type(x) is ndarray else np.asarray(x)
+    cdef ndarray res, xc, target
+    cdef fc_quantize_job_t job
+    cdef npy_intp block = operator.index(block_size)
+    cdef int ax = 0, k
+    src = _Q_SOURCES.get(xa.dtype)
+    if src is None:
+        raise TypeError(f"quantize takes x of {_q_names(_Q_SOURCES)}, not {xa.dtype}")
+    rdt, zp = _q_result_dtype(zero_point, dtype)
+    div, s = _q_scale(xa, scale)
+    if block < 0:
+        raise ValueError(f"block_size must be 0 or positive, not {block}")
+    cdef tuple shape = (<object>xa).shape
+    if s.size != 1:
+        ax = _q_axis(axis, xa.ndim)
+        if block == 0:
+            if s.ndim != 1 or s.shape[0] != shape[ax]:
+                raise ValueError(f"scale of shape {s.shape}: one value, or one for each of the "
+                                 f"{shape[ax]} positions along axis {ax} (1-D), or blocks "
+                                 f"with block_size > 0")
+        else:
+            want = shape[:ax] + (-(-shape[ax] // block),) + shape[ax + 1:]
+            if s.shape != want:
+                raise ValueError(f"scale of shape {s.shape} for blocks of {block} along axis "
+                                 f"{ax} of x's shape {shape}: expected {want}")
+    s32 = np.ascontiguousarray(s, dtype=np.float32)
+    _q_refuse_scale(s32)
+    if zp is not None and zp.shape != s.shape and zp.size != 1:
+        raise ValueError(f"zero point of shape {zp.shape} for a scale of shape {s.shape}: "
+                         f"the scale's shape, or one value")
+    if zp is None:
+        zf = np.zeros(s.shape, dtype=np.float32)
+    else:
+        zf = np.ascontiguousarray(zp, dtype=np.float32)
+        if zp.size == 1:
+            zf = np.full(s.shape, zf.ravel()[0], dtype=np.float32)
+        if rdt.kind not in "iu" and zf.any():
+            raise ValueError("a float8 zero point must be 0 (QuantizeLinear adds none "
+                             "to a float8 result)")
+    if out is not None:
+        if type(out) is not ndarray and not isinstance(out, ndarray):
+            raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+        if out.dtype != rdt:
+            raise TypeError(f"out has dtype {out.dtype}; this call writes {rdt}")
+        if out.shape != shape:
+            raise ValueError(f"out has shape {out.shape}; x's is {shape}")
+        if not out.flags.writeable:
+            raise ValueError("output array is read-only")
+        res = <ndarray>out
+    else:
+        res = np.empty(shape, dtype=rdt)
+    if not saturate and rdt.kind not in "iu":
+        # ml_dtypes' own cast of the quotient, overflow and all
+        with np.errstate(all="ignore"):
+            q = xa / _q_scale_broadcast(s, shape, ax, block)
+        np.copyto(res, q.astype(rdt))
+        return res
+    if xa.size == 0:
+        return res
+    xc = np.ascontiguousarray(xa)
+    target = res
+    if not cnp.PyArray_IS_C_CONTIGUOUS(res) or _extents_overlap(xc, res):
+        target = np.empty(shape, dtype=rdt)
+    job.x = <const char *>cnp.PyArray_DATA(xc)
+    job.out = <char *>cnp.PyArray_DATA(target)
+    job.n = cnp.PyArray_SIZE(xc)
+    job.src = src
+    job.div = _Q_SOURCES[div]
+    job.dst = _Q_RESULTS[rdt]
+    job.src_size = xa.dtype.itemsize
+    job.dst_size = rdt.itemsize
+    job.scale = <const float *>cnp.PyArray_DATA(<ndarray>s32)
+    job.zero = <const float *>cnp.PyArray_DATA(<ndarray>zf)
+    job.axis_len = 1
+    job.inner = 1
+    job.block = 1
+    job.s_outer = job.s_axis = job.s_inner = 0
+    if s.size != 1:
+        job.axis_len = shape[ax]
+        for k in range(ax + 1, xa.ndim):
+            job.inner *= shape[k]
+        if block == 0:
+            job.s_axis = 1
+        else:
+            job.block = block
+            job.s_inner = 1
+            job.s_axis = job.inner
+            job.s_outer = s.shape[ax] * job.inner
+    with nogil:
+        QUANTIZE.run(&job)
+    if target is not res:
+        np.copyto(res, target)
+    return res
