@@ -71,6 +71,11 @@ def check(x, scale, zero_point=None, **kwargs):
                                   dtype=dtype)
     assert got.dtype == expected.dtype and got.shape == np.shape(x)
     assert bits(got) == bits(expected), _first_difference(x, got, expected)
+    if np.ndim(scale) == 0 and np.ndim(zero_point) == 0 and not kwargs.get("block_size"):
+        # as NumPy scalars (quantize's route for one scale, where x allows)
+        as_scalars = fastclip.quantize(np.ascontiguousarray(x), _scalar(scale),
+                                       _scalar(zero_point), **kwargs)
+        assert bits(as_scalars) == bits(expected), _first_difference(x, as_scalars, expected)
     onnx_result = onnx_quantize(x, scale, zero_point, axis, block_size, dtype)
     if onnx_result is not None:
         defined = reference_defined(x, scale, got.dtype, axis, block_size)
@@ -78,6 +83,10 @@ def check(x, scale, zero_point=None, **kwargs):
         o = np.asarray(onnx_result).view(g.dtype)
         assert np.array_equal(g[defined], o[defined]), _first_difference(x, got, onnx_result)
     return got
+
+
+def _scalar(v):
+    return v[()] if isinstance(v, np.ndarray) else v
 
 
 def _first_difference(x, got, expected):

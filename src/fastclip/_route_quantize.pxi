@@ -16,6 +16,15 @@ cdef object _UINT8 = np.dtype(np.uint8)
 cdef object _FLOAT32 = np.dtype(np.float32)
 
 
+# the fast path's operands by type: a NumPy scalar zero point, a dtype= given
+# as a type
+cdef dict _Q_ZERO_TYPES = {np.int8: FC_Q_INT8, np.uint8: FC_Q_UINT8, np.int16: FC_Q_INT16,
+                           np.uint16: FC_Q_UINT16}
+cdef dict _Q_RESULT_TYPES = {np.int8: _Q_DTYPE["byte"], np.uint8: _Q_DTYPE["ubyte"],
+                             np.int16: _Q_DTYPE["short"], np.uint16: _Q_DTYPE["ushort"],
+                             None: _Q_DTYPE["ubyte"]}
+
+
 cdef str _q_names(dict table):
     return ", ".join(str(d) for d in table)
 
@@ -90,6 +99,89 @@ cdef _q_refuse_scale(object s32):
                          f"({np.count_nonzero(bad)} of {s32.size} scales)")
 
 
+cdef float _q_bits_to_float(int src, unsigned int bits) noexcept:
+    """A value of x's dtype, from its bits (the low 2 or 4 bytes, as
+    _double_to_c stores them), as a float32."""
+    cdef unsigned int e, m
+    cdef float f
+    if src == FC_Q_BFLOAT16:
+        bits = (bits & 0xffff) << 16
+    elif src == FC_Q_HALF:
+        e = (bits >> 10) & 0x1f
+        m = bits & 0x3ff
+        if e == 0x1f:
+            return 0        # infinity or NaN: the caller hands the call on, to be refused
+        f = <float>ldexp(m, -24) if e == 0 else <float>ldexp(m + 1024, <int>e - 25)
+        return -f if bits & 0x8000 else f
+    memcpy(&f, &bits, 4)
+    return f
+
+
+cdef object _quantize_one_scale(object x, object scale, object zero_point, object dtype,
+                                object out):
+    """The common call at a small call's cost: a C-contiguous x, a Python
+    float scale (float32 x) or a NumPy scalar of x's dtype, no zero point or
+    a NumPy integer scalar, out None or C-contiguous; NotImplemented for
+    anything else (quantize's general route then decides it)."""
+    cdef ndarray xa, res
+    cdef float s, z = 0
+    cdef unsigned int bits = 0
+    cdef fc_quantize_job_t job
+    if type(x) is not ndarray:
+        return NotImplemented
+    xa = <ndarray>x
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(xa) and cnp.PyArray_ISALIGNED(xa)):
+        return NotImplemented
+    src = _Q_SOURCES.get(xa.descr)
+    if src is None:
+        return NotImplemented
+    if type(scale) is float:             # NumPy's weak scalar: rounded to x's dtype
+        if not _double_to_c(_row_of(xa.descr), PyFloat_AS_DOUBLE(scale), &bits):
+            return NotImplemented
+        s = _q_bits_to_float(src, bits)
+    elif type(scale) is xa.dtype.type:
+        s = <float>float(scale)          # exact: scale is of x's dtype
+    else:
+        return NotImplemented
+    if not (s == s and s != 0 and fabs(s) <= 3.4028234663852886e38):
+        return NotImplemented            # refused by the general route
+    if zero_point is None:
+        rdt = _Q_RESULT_TYPES.get(dtype)
+        if rdt is None:
+            return NotImplemented
+    else:
+        if dtype is not None or type(zero_point) not in _Q_ZERO_TYPES:
+            return NotImplemented
+        rdt = _Q_RESULT_TYPES[type(zero_point)]
+        z = <float>int(zero_point)
+    if out is None:
+        res = _new_result(xa, rdt)
+    elif (type(out) is ndarray and cnp.PyArray_IS_C_CONTIGUOUS(out)
+            and cnp.PyArray_ISALIGNED(out) and cnp.PyArray_ISWRITEABLE(out)
+            and (<ndarray>out).descr is rdt and cnp.PyArray_SAMESHAPE(xa, out)
+            and not _extents_overlap(xa, out)):
+        res = <ndarray>out
+    else:
+        return NotImplemented
+    job.x = <const char *>cnp.PyArray_DATA(xa)
+    job.out = <char *>cnp.PyArray_DATA(res)
+    job.n = cnp.PyArray_SIZE(xa)
+    job.src = job.div = src
+    job.dst = _Q_RESULTS[rdt]
+    job.src_size = cnp.PyArray_ITEMSIZE(xa)
+    job.dst_size = cnp.PyArray_ITEMSIZE(res)
+    job.scale = &s
+    job.zero = &z
+    job.axis_len = job.inner = job.block = 1
+    job.s_outer = job.s_axis = job.s_inner = 0
+    if job.n < GIL_RELEASE_THRESHOLD:
+        QUANTIZE.run(&job)
+    else:
+        with nogil:
+            QUANTIZE.run(&job)
+    return res
+
+
 def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, saturate=True,
              out=None):
     """quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, saturate=True, out=None)
@@ -114,9 +206,14 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
     infinity, NaN) the result saturates, NaN to the range's low end
     (docs/semantics.rst).
     """
-    cdef ndarray xa = x if type(x) is ndarray else np.asarray(x)
-    cdef ndarray res, xc, target
+    cdef ndarray xa, xc, target
     cdef fc_quantize_job_t job
+    cdef object res
+    if (block_size is 0 or block_size == 0) and saturate:
+        res = _quantize_one_scale(x, scale, zero_point, dtype, out)
+        if res is not NotImplemented:
+            return res
+    xa = x if type(x) is ndarray else np.asarray(x)
     cdef npy_intp block = operator.index(block_size)
     cdef int ax = 0, k
     src = _Q_SOURCES.get(xa.dtype)
@@ -173,9 +270,12 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
         return res
     if xa.size == 0:
         return res
-    xc = np.ascontiguousarray(xa)
+    xc = xa
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(xa) and cnp.PyArray_ISALIGNED(xa)):
+        xc = np.array(xa, order="C")
     target = res
-    if not cnp.PyArray_IS_C_CONTIGUOUS(res) or _extents_overlap(xc, res):
+    if (not cnp.PyArray_IS_C_CONTIGUOUS(res) or not cnp.PyArray_ISALIGNED(res)
+            or _extents_overlap(xc, res)):
         target = np.empty(shape, dtype=rdt)
     job.x = <const char *>cnp.PyArray_DATA(xc)
     job.out = <char *>cnp.PyArray_DATA(target)

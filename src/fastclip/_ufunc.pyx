@@ -40,7 +40,7 @@ from fastclip._shared cimport (FC_Q_FLOAT, FC_Q_HALF, FC_Q_BFLOAT16, FC_Q_INT8, 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from cpython.contextvars cimport get_value as contextvar_value
 from libc.string cimport memcpy
-from libc.math cimport copysign, fabs
+from libc.math cimport copysign, fabs, ldexp
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
