@@ -29,21 +29,32 @@
 
 #define FC_Q_INLINE static inline __attribute__((always_inline))
 
+/* all ones where c, else zero: a select by bits. With a ternary, GCC sinks
+ * the floating-point work of the arm it picks into a branch, which it then
+ * will not vectorise (a trapping operation made conditional) */
+FC_Q_INLINE npy_uint32 fc_q_mask(int c)
+{
+    return (npy_uint32)0 - (npy_uint32)(c != 0);
+}
+
 /* float32 -> the nearest float16, as a float32: to nearest even, 65520 and
- * beyond infinity (NumPy's npy_float_to_half); a NaN kept. Branch-free. */
+ * beyond infinity (NumPy's npy_float_to_half); a NaN kept */
 FC_Q_INLINE float fc_round_to_half(float q)
 {
-    npy_uint32 u, a, small, r;
+    npy_uint32 u, a, small, normal, r, m;
     float fa, tiny, f;
     memcpy(&u, &q, sizeof u);
     a = u & 0x7fffffffu;
     memcpy(&fa, &a, sizeof fa);
     tiny = (fa + 0.5f) - 0.5f;                  /* below 2**-14: whole units of 2**-24 */
     memcpy(&small, &tiny, sizeof small);
-    r = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;     /* a normal: 10 mantissa bits */
-    r = a < 0x38800000u ? small : r;
-    r = a >= 0x477ff000u ? 0x7f800000u : r;
-    r = a > 0x7f800000u ? a : r;
+    normal = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;    /* a normal: 10 mantissa bits */
+    m = fc_q_mask(a < 0x38800000u);
+    r = (small & m) | (normal & ~m);
+    m = fc_q_mask(a >= 0x477ff000u);
+    r = (0x7f800000u & m) | (r & ~m);
+    m = fc_q_mask(a > 0x7f800000u);
+    r = (a & m) | (r & ~m);
     r |= u & 0x80000000u;
     memcpy(&f, &r, sizeof f);
     return f;
@@ -99,12 +110,17 @@ FC_Q_INLINE float fc_q_saturate(float q, float z, float qmin, float qmax)
  * nearest even; a NaN is NAN_BITS with the sign of the quotient */
 FC_Q_INLINE npy_uint8 fc_q_float8(float q, int M, int B, float max, npy_uint8 nan_bits)
 {
-    npy_uint32 u;
-    float c = q < -max ? -max : q;
-    c = c > max ? max : c;
-    npy_uint8 r = fc_float_to_float8(c, M, B);
+    npy_uint32 u, a, top, m, r;
+    float c;
     memcpy(&u, &q, sizeof u);
-    return q != q ? (npy_uint8)(nan_bits | ((u >> 24) & 0x80u)) : r;
+    memcpy(&top, &max, sizeof top);
+    a = u & 0x7fffffffu;
+    a = a < top ? a : top;          /* the magnitude saturated, on the bits (an integer min) */
+    a |= u & 0x80000000u;
+    memcpy(&c, &a, sizeof c);
+    r = fc_float_to_float8(c, M, B);
+    m = fc_q_mask(q != q);
+    return (npy_uint8)(((nan_bits | ((u >> 24) & 0x80u)) & m) | (r & ~m));
 }
 
 /* result k of the dtype dst from quotient q and zero point z */

@@ -16,13 +16,11 @@ cdef object _UINT8 = np.dtype(np.uint8)
 cdef object _FLOAT32 = np.dtype(np.float32)
 
 
-# the fast path's operands by type: a NumPy scalar zero point, a dtype= given
-# as a type
-cdef dict _Q_ZERO_TYPES = {np.int8: FC_Q_INT8, np.uint8: FC_Q_UINT8, np.int16: FC_Q_INT16,
-                           np.uint16: FC_Q_UINT16}
-cdef dict _Q_RESULT_TYPES = {np.int8: _Q_DTYPE["byte"], np.uint8: _Q_DTYPE["ubyte"],
-                             np.int16: _Q_DTYPE["short"], np.uint16: _Q_DTYPE["ushort"],
-                             None: _Q_DTYPE["ubyte"]}
+# the one-scale route's operands: the result's dtype by what dtype= names (a
+# type or a dtype; None: uint8), or by a NumPy scalar zero point's type
+cdef dict _Q_RESULT_TYPES = {None: _Q_DTYPE["ubyte"],
+                             **{d: d for d in _Q_RESULTS}, **{d.type: d for d in _Q_RESULTS}}
+cdef dict _Q_ZERO_TYPES = {d.type: d for d in _Q_RESULTS if d.kind in "iu"}
 
 
 cdef str _q_names(dict table):
@@ -119,10 +117,11 @@ cdef float _q_bits_to_float(int src, unsigned int bits) noexcept:
 
 cdef object _quantize_one_scale(object x, object scale, object zero_point, object dtype,
                                 object out):
-    """The common call at a small call's cost: a C-contiguous x, a Python
-    float scale (float32 x) or a NumPy scalar of x's dtype, no zero point or
-    a NumPy integer scalar, out None or C-contiguous; NotImplemented for
-    anything else (quantize's general route then decides it)."""
+    """The common call at a small call's cost: a C-contiguous x; one scale,
+    a Python float or a NumPy scalar or 0-d array of x's dtype; no zero
+    point, or a NumPy integer scalar, or a 0-d array; out None or
+    C-contiguous. NotImplemented for anything else (quantize's general
+    route then decides it, refusals included)."""
     cdef ndarray xa, res
     cdef float s, z = 0
     cdef unsigned int bits = 0
@@ -139,7 +138,9 @@ cdef object _quantize_one_scale(object x, object scale, object zero_point, objec
         if not _double_to_c(_row_of(xa.descr), PyFloat_AS_DOUBLE(scale), &bits):
             return NotImplemented
         s = _q_bits_to_float(src, bits)
-    elif type(scale) is xa.dtype.type:
+    elif type(scale) is xa.dtype.type or (type(scale) is ndarray
+                                          and cnp.PyArray_NDIM(<ndarray>scale) == 0
+                                          and (<ndarray>scale).descr == xa.descr):
         s = <float>float(scale)          # exact: scale is of x's dtype
     else:
         return NotImplemented
@@ -147,13 +148,18 @@ cdef object _quantize_one_scale(object x, object scale, object zero_point, objec
         return NotImplemented            # refused by the general route
     if zero_point is None:
         rdt = _Q_RESULT_TYPES.get(dtype)
-        if rdt is None:
-            return NotImplemented
+    elif dtype is not None:
+        return NotImplemented
+    elif type(zero_point) is ndarray and cnp.PyArray_NDIM(<ndarray>zero_point) == 0:
+        rdt = _Q_RESULT_TYPES.get((<ndarray>zero_point).descr)
+        if rdt is not None:
+            z = <float>float(zero_point)
     else:
-        if dtype is not None or type(zero_point) not in _Q_ZERO_TYPES:
-            return NotImplemented
-        rdt = _Q_RESULT_TYPES[type(zero_point)]
-        z = <float>int(zero_point)
+        rdt = _Q_ZERO_TYPES.get(type(zero_point))
+        if rdt is not None:
+            z = <float>int(zero_point)
+    if rdt is None or (z != 0 and rdt.kind not in "iu"):
+        return NotImplemented
     if out is None:
         res = _new_result(xa, rdt)
     elif (type(out) is ndarray and cnp.PyArray_IS_C_CONTIGUOUS(out)

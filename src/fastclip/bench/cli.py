@@ -58,7 +58,8 @@ def parser():
     p = argparse.ArgumentParser(
         prog="python -m fastclip bench",
         description="fastclip beside np.clip, np.copyto (a memory copy's pace) and the peers "
-                    "installed (torch.clamp, numba, numexpr), timed side by side in one process, "
+                    "installed (torch.clamp, numba, numexpr; onnx.reference, onnxruntime and torch "
+                    "for quantize), timed side by side in one process, "
                     "medians of interleaved repeats, each SIMD target this CPU runs in a process "
                     "of its own.")
     p.add_argument("--quick", action="store_true", help="a short run (under a minute a target): "
@@ -72,14 +73,16 @@ def parser():
     p.add_argument("--sizes", help="comma-separated element counts of the main table")
     p.add_argument("--layouts", help="comma-separated: " + ",".join(LAYOUTS_FULL))
     p.add_argument("--repeats", type=int, help="samples per contender (their median is reported)")
-    p.add_argument("--peers", default="torch,numba,numexpr",
+    p.add_argument("--peers", default="torch,numba,numexpr,onnx,onnxruntime",
                    help="peers to time where installed (comma-separated; '' for none)")
     p.add_argument("--no-scale", action="store_true",
                    help="leave out the threads in a program, threads, idle-gap, concurrency and "
                         "Dask sections")
     p.add_argument("--no-calls", action="store_true",
-                   help="leave out the every-call, address-sweep and clip-and-convert sections")
-    p.add_argument("--only", choices=("convert", "idle", "program_threads", "programs"),
+                   help="leave out the every-call, address-sweep, clip-and-convert and quantize "
+                        "sections")
+    p.add_argument("--only", choices=("convert", "quantize", "idle", "program_threads",
+                                      "programs"),
                    help="one section alone")
     p.add_argument("--programs", action="store_true",
                    help="also time real programs as they are and under fastclip.patched() "
@@ -102,6 +105,10 @@ def _measure(args):
     if args.only == "convert":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "convert": sections.convert(peers, repeats, 0.01, progress)}
+    if args.only == "quantize":
+        from fastclip.bench import quantize
+        return {"system": sections.system(peers), "repeats": repeats, "results": [],
+                "quantize": quantize.section(peers, repeats, 0.01, progress)}
     if args.only == "idle":
         return {"system": sections.system(peers), "repeats": repeats, "results": [],
                 "idle": sections.idle(peers, repeats, progress=progress)}

@@ -1,6 +1,7 @@
 """The peers a user might reach for instead, where installed: torch.clamp,
 numba (@njit with np.clip inside, and a plain loop), numexpr
-(minimum(maximum(x, lo), hi)). Each adapter returns a zero-argument function
+(minimum(maximum(x, lo), hi)); for quantize, onnx's reference and
+onnxruntime (fastclip/bench/quantize.py). Each adapter returns a zero-argument function
 computing the same call, or None where the peer has no such call (a dtype it
 lacks, a layout it cannot take); a peer that is not installed is None
 throughout and named in Peers.missing.
@@ -12,11 +13,13 @@ ML_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
 class Peers:
-    def __init__(self, use=("torch", "numba", "numexpr")):
+    def __init__(self, use=("torch", "numba", "numexpr", "onnx", "onnxruntime")):
         self.missing = []
         self.torch = self._import("torch", use)
         self.numba = self._import("numba", use)
         self.numexpr = self._import("numexpr", use)
+        self.onnx = self._import("onnx", use)
+        self.onnxruntime = self._import("onnxruntime", use)
         if self.torch is not None:
             import warnings
             # torch.from_numpy warns once for read-only arrays (the bench never
@@ -35,7 +38,7 @@ class Peers:
 
     def versions(self):
         out = []
-        for name in ("torch", "numba", "numexpr"):
+        for name in ("torch", "numba", "numexpr", "onnx", "onnxruntime"):
             mod = getattr(self, name)
             if mod is not None:
                 extra = f", {mod.get_num_threads()} threads" if name == "torch" else ""

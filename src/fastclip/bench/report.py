@@ -94,6 +94,24 @@ def convert_table(report):
                  "conversion alone (np.copyto into the destination's dtype, casting='unsafe').")
 
 
+def quantize_table(report):
+    from fastclip.bench import quantize
+    return quantize.table(report, Table, _time, _x)
+
+
+def _quantize_line(report):
+    """quantize's one-thread rows in a line: their time over a copy's, and
+    each peer's time over fastclip's, the worst named."""
+    rows = [r for r in report["quantize"] if r["threads"] == 1]
+    items = [(r["seconds"], f"{r['case']} n={r['n']}") for r in rows]
+    peers = "; ".join(f"vs {p} {_range([(_ratio(t, p), n) for t, n in items])}"
+                      for p in ("numpy tool", "onnx.reference", "onnxruntime", "torch")
+                      if any(p in t for t, _ in items))
+    return (f"Quantize (one thread): time / np.copyto "
+            f"{_range([(_ratio(t, 'fastclip', 'np.copyto'), n) for t, n in items], 'high')}"
+            f"{'; ' + peers if peers else ''}")
+
+
 def sweep_table(report):
     sweep = report["address_sweep"]
     dists = list(dict.fromkeys(r["distance"] for r in sweep))
@@ -309,7 +327,7 @@ def tables(report, full=False):
         if report.get("results"):
             out.append(main_table(report))
         for key, make in (("calls", calls_table), ("convert", convert_table),
-                          ("address_sweep", sweep_table)):
+                          ("quantize", quantize_table), ("address_sweep", sweep_table)):
             if report.get(key):
                 out.append(make(report))
     for key, make in (("programs", programs_table), ("program_threads", program_threads_table),
@@ -322,7 +340,7 @@ def tables(report, full=False):
 
 
 def _extras(report):
-    lines = []
+    lines = [_quantize_line(report)] if report.get("quantize") else []
     for key, title, before, after in (("concurrency", "Concurrency", "sequential", "2 threads"),
                                       ("dask", "Dask", "dask.array.clip", "fastclip.clip")):
         if report.get(key):

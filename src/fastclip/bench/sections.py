@@ -2,8 +2,9 @@
 raw seconds of every contender (the report's JSON; fastclip/bench/report.py
 renders them).
 
-The main table, the every-call section, the address sweep and clip-and-convert
-run every contender on one thread (np.clip has one); the threads, idle-gap,
+The main table, the every-call section, the address sweep, clip-and-convert
+and quantize (fastclip/bench/quantize.py) run every contender on one thread
+(np.clip has one; quantize's last row all threads); the threads, idle-gap,
 concurrency and Dask sections use the cores.
 """
 
@@ -20,6 +21,7 @@ from fastclip._config import config
 from fastclip._dtypes import DTYPES, numpy_dtype
 from fastclip.bench.cases import (CALL_N, SWEEP_DISTANCES, SWEEP_DTYPES, call_cases,
                                   convert_cases, label, make_case, row_named, sweep_case)
+from fastclip.bench import quantize
 from fastclip.bench.program_threads import openmp_loop_available, program_threads
 from fastclip.bench.timing import (_before_batch, ratio_spread, time_interleaved, time_with_spread,
                                    with_threads)
@@ -433,7 +435,7 @@ def _torch_capability(peers):
 def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None, scale=True,
         calls_too=True, progress=None):
     """The whole report: the main table, then (calls_too) the every-call,
-    address-sweep and clip-and-convert sections, then (scale) the threads in
+    address-sweep, clip-and-convert and quantize sections, then (scale) the threads in
     a program (a short form when quick), and (scale, not quick) the threads,
     concurrency, idle-gap and Dask sections. quick: fewer sizes, layouts,
     dtypes and repeats."""
@@ -449,6 +451,7 @@ def run(peers, quick=False, dtypes=None, sizes=None, layouts=None, repeats=None,
         report["calls"], report["address_sweep"] = calls(peers, repeats, min_seconds, progress,
                                                          quick)
         report["convert"] = convert(peers, repeats, min_seconds, progress, quick)
+        report["quantize"] = quantize.section(peers, repeats, min_seconds, progress, quick)
     if scale:
         report["program_threads"] = program_threads(peers, repeats, progress, quick)
     if scale and not quick:
