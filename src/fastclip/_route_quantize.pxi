@@ -61,12 +61,8 @@ cdef object _q_scale(ndarray x, object scale):
     if s.dtype not in _Q_SOURCES:
         raise TypeError(f"scale of dtype {s.dtype}: quantize divides in float32, float16 or "
                         f"bfloat16 (x's dtype), so the scale is one of those or a Python float")
-    try:
-        div = np.result_type(x.dtype, s.dtype)
-    except TypeError:
-        div = _FLOAT32
-    if div not in _Q_SOURCES:
-        div = _FLOAT32
+    # NumPy's promotion among the three: x's dtype, or float32 for a pair
+    div = x.dtype if s.dtype == x.dtype else _FLOAT32
     s = s.astype(div, copy=False)
     return div, s
 
@@ -90,11 +86,18 @@ cdef object _q_scale_broadcast(object s, tuple shape, int ax, npy_intp block):
     return np.repeat(s, block, axis=ax).take(np.arange(shape[ax]), axis=ax)
 
 
-cdef _q_refuse_scale(object s32):
-    bad = ~np.isfinite(s32) | (s32 == 0)
-    if bad.any():
-        raise ValueError(f"scale must be finite and nonzero: {s32[bad].ravel()[0]} "
-                         f"({np.count_nonzero(bad)} of {s32.size} scales)")
+cdef _q_refuse_scale(ndarray s32):
+    """A ValueError unless every scale (float32, contiguous) is finite and
+    nonzero."""
+    cdef const float *v = <const float *>cnp.PyArray_DATA(s32)
+    cdef npy_intp k, n = cnp.PyArray_SIZE(s32), bad = 0, first = -1
+    for k in range(n):
+        if not (v[k] == v[k] and v[k] != 0 and fabs(v[k]) <= 3.4028234663852886e38):
+            bad += 1
+            if first < 0:
+                first = k
+    if bad:
+        raise ValueError(f"scale must be finite and nonzero: {v[first]} ({bad} of {n} scales)")
 
 
 cdef float _q_bits_to_float(int src, unsigned int bits) noexcept:
@@ -253,7 +256,7 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
         zf = np.ascontiguousarray(zp, dtype=np.float32)
         if zp.size == 1:
             zf = np.full(s.shape, zf.ravel()[0], dtype=np.float32)
-        if rdt.kind not in "iu" and zf.any():
+        if rdt.kind not in "iu" and np.count_nonzero(zf):
             raise ValueError("a float8 zero point must be 0 (QuantizeLinear adds none "
                              "to a float8 result)")
     if out is not None:
