@@ -215,18 +215,16 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
     infinity, NaN) the result saturates, NaN to the range's low end
     (docs/semantics.rst).
     """
-    cdef ndarray xa, xc, target
-    cdef fc_quantize_job_t job
+    cdef ndarray xa
     cdef object res
+    cdef int ax = 0
     if (block_size is 0 or block_size == 0) and saturate:
         res = _quantize_one_scale(x, scale, zero_point, dtype, out)
         if res is not NotImplemented:
             return res
     xa = x if type(x) is ndarray else np.asarray(x)
     cdef npy_intp block = operator.index(block_size)
-    cdef int ax = 0, k
-    src = _Q_SOURCES.get(xa.dtype)
-    if src is None:
+    if xa.dtype not in _Q_SOURCES:
         raise TypeError(f"quantize takes x of {_q_names(_Q_SOURCES)}, not {xa.dtype}")
     rdt, zp = _q_result_dtype(zero_point, dtype)
     div, s = _q_scale(xa, scale)
@@ -235,84 +233,104 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
     cdef tuple shape = (<object>xa).shape
     if s.size != 1:
         ax = _q_axis(axis, xa.ndim)
-        if block == 0:
-            if s.ndim != 1 or s.shape[0] != shape[ax]:
-                raise ValueError(f"scale of shape {s.shape}: one value, or one for each of the "
-                                 f"{shape[ax]} positions along axis {ax} (1-D), or blocks "
-                                 f"with block_size > 0")
-        else:
-            want = shape[:ax] + (-(-shape[ax] // block),) + shape[ax + 1:]
-            if s.shape != want:
-                raise ValueError(f"scale of shape {s.shape} for blocks of {block} along axis "
-                                 f"{ax} of x's shape {shape}: expected {want}")
+        _q_check_scale_shape(s, shape, ax, block)
     s32 = np.ascontiguousarray(s, dtype=np.float32)
     _q_refuse_scale(s32)
-    if zp is not None and zp.shape != s.shape and zp.size != 1:
-        raise ValueError(f"zero point of shape {zp.shape} for a scale of shape {s.shape}: "
-                         f"the scale's shape, or one value")
-    if zp is None:
-        zf = np.zeros(s.shape, dtype=np.float32)
-    else:
-        zf = np.ascontiguousarray(zp, dtype=np.float32)
-        if zp.size == 1:
-            zf = np.full(s.shape, zf.ravel()[0], dtype=np.float32)
-        if rdt.kind not in "iu" and np.count_nonzero(zf):
-            raise ValueError("a float8 zero point must be 0 (QuantizeLinear adds none "
-                             "to a float8 result)")
-    if out is not None:
-        if type(out) is not ndarray and not isinstance(out, ndarray):
-            raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-        if out.dtype != rdt:
-            raise TypeError(f"out has dtype {out.dtype}; this call writes {rdt}")
-        if out.shape != shape:
-            raise ValueError(f"out has shape {out.shape}; x's is {shape}")
-        if not out.flags.writeable:
-            raise ValueError("output array is read-only")
-        res = <ndarray>out
-    else:
-        res = np.empty(shape, dtype=rdt)
+    zf = _q_zero_points(zp, s.shape, rdt)
+    res = _q_result(out, shape, rdt)
     if not saturate and rdt.kind not in "iu":
         # ml_dtypes' own cast of the quotient, overflow and all
         with np.errstate(all="ignore"):
             q = xa / _q_scale_broadcast(s, shape, ax, block)
         np.copyto(res, q.astype(rdt))
-        return res
-    if xa.size == 0:
-        return res
-    xc = xa
+    elif xa.size != 0:
+        _q_run(xa, res, div, s32, zf, ax if s.size != 1 else -1, block)
+    return res
+
+
+cdef _q_check_scale_shape(object s, tuple shape, int ax, npy_intp block):
+    """A ValueError unless s is one scale a position along axis (block 0) or
+    a block's (x's shape, ceil(shape[ax] / block) along ax)."""
+    if block == 0:
+        if s.ndim != 1 or s.shape[0] != shape[ax]:
+            raise ValueError(f"scale of shape {s.shape}: one value, or one for each of the "
+                             f"{shape[ax]} positions along axis {ax} (1-D), or blocks "
+                             f"with block_size > 0")
+        return
+    want = shape[:ax] + (-(-shape[ax] // block),) + shape[ax + 1:]
+    if s.shape != want:
+        raise ValueError(f"scale of shape {s.shape} for blocks of {block} along axis "
+                         f"{ax} of x's shape {shape}: expected {want}")
+
+
+cdef object _q_zero_points(object zp, tuple scale_shape, object rdt):
+    """The zero points as float32 in the scale's shape, C order (zeros for
+    None); a ValueError for another shape or a nonzero float8 one."""
+    if zp is None:
+        return np.zeros(scale_shape, dtype=np.float32)
+    if zp.shape != scale_shape and zp.size != 1:
+        raise ValueError(f"zero point of shape {zp.shape} for a scale of shape {scale_shape}: "
+                         f"the scale's shape, or one value")
+    zf = np.ascontiguousarray(zp, dtype=np.float32)
+    if zp.size == 1:
+        zf = np.full(scale_shape, zf.ravel()[0], dtype=np.float32)
+    if rdt.kind not in "iu" and np.count_nonzero(zf):
+        raise ValueError("a float8 zero point must be 0 (QuantizeLinear adds none "
+                         "to a float8 result)")
+    return zf
+
+
+cdef ndarray _q_result(object out, tuple shape, object rdt):
+    """out, checked, or a new array for the result."""
+    if out is None:
+        return np.empty(shape, dtype=rdt)
+    if not isinstance(out, ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    if out.dtype != rdt:
+        raise TypeError(f"out has dtype {out.dtype}; this call writes {rdt}")
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}; x's is {shape}")
+    if not out.flags.writeable:
+        raise ValueError("output array is read-only")
+    return <ndarray>out
+
+
+cdef _q_run(ndarray xa, ndarray res, object div, ndarray s32, ndarray zf, int ax,
+            npy_intp block):
+    """The loop over x into res (through C-ordered copies where either is
+    not C-contiguous and aligned, or they overlap); ax -1: one scale."""
+    cdef fc_quantize_job_t job
+    cdef ndarray xc = xa, target = res
+    cdef int k
     if not (cnp.PyArray_IS_C_CONTIGUOUS(xa) and cnp.PyArray_ISALIGNED(xa)):
         xc = np.array(xa, order="C")
-    target = res
     if (not cnp.PyArray_IS_C_CONTIGUOUS(res) or not cnp.PyArray_ISALIGNED(res)
             or _extents_overlap(xc, res)):
-        target = np.empty(shape, dtype=rdt)
+        target = np.empty((<object>xa).shape, dtype=res.dtype)
     job.x = <const char *>cnp.PyArray_DATA(xc)
     job.out = <char *>cnp.PyArray_DATA(target)
     job.n = cnp.PyArray_SIZE(xc)
-    job.src = src
+    job.src = _Q_SOURCES[xa.dtype]
     job.div = _Q_SOURCES[div]
-    job.dst = _Q_RESULTS[rdt]
-    job.src_size = xa.dtype.itemsize
-    job.dst_size = rdt.itemsize
-    job.scale = <const float *>cnp.PyArray_DATA(<ndarray>s32)
-    job.zero = <const float *>cnp.PyArray_DATA(<ndarray>zf)
-    job.axis_len = 1
-    job.inner = 1
-    job.block = 1
+    job.dst = _Q_RESULTS[res.dtype]
+    job.src_size = cnp.PyArray_ITEMSIZE(xa)
+    job.dst_size = cnp.PyArray_ITEMSIZE(res)
+    job.scale = <const float *>cnp.PyArray_DATA(s32)
+    job.zero = <const float *>cnp.PyArray_DATA(zf)
+    job.axis_len = job.inner = job.block = 1
     job.s_outer = job.s_axis = job.s_inner = 0
-    if s.size != 1:
-        job.axis_len = shape[ax]
+    if ax >= 0:
+        job.axis_len = xa.shape[ax]
         for k in range(ax + 1, xa.ndim):
-            job.inner *= shape[k]
+            job.inner *= xa.shape[k]
         if block == 0:
             job.s_axis = 1
         else:
             job.block = block
             job.s_inner = 1
             job.s_axis = job.inner
-            job.s_outer = s.shape[ax] * job.inner
+            job.s_outer = cnp.PyArray_DIM(s32, ax) * job.inner
     with nogil:
         QUANTIZE.run(&job)
     if target is not res:
         np.copyto(res, target)
-    return res
