@@ -258,9 +258,10 @@ def reference_quantize(x, scale, zero_point=None, *, axis=1, block_size=0, dtype
     if zero_point is not None:
         dtype = np.asarray(zero_point).dtype
     dtype = np.dtype(np.uint8 if dtype is None else dtype)
-    # a Python float stays one: NumPy's weak scalar, divided in x's dtype
-    s = scale if isinstance(scale, (float, int)) else _quant_operand(scale, x.shape, axis,
-                                                                     block_size)
+    # a Python float is rounded to x's dtype (NumPy's weak scalar; NumPy 2.3
+    # with ml_dtypes 0.5 divided a bfloat16 by one in float32)
+    s = (np.asarray(scale, dtype=x.dtype) if isinstance(scale, (float, int))
+         else _quant_operand(scale, x.shape, axis, block_size))
     with np.errstate(all="ignore"):
         q = x / s
         if dtype in QUANT_INT_RANGES:

@@ -45,7 +45,8 @@ def reference_defined(x, scale, dtype, axis=1, block_size=0):
     first, then the clip)."""
     if dtype not in QUANT_INT_RANGES:
         return np.ones(np.shape(x), dtype=bool)
-    s = scale if isinstance(scale, float) else _scale_like(scale, np.shape(x), axis, block_size)
+    s = (np.asarray(scale, dtype=np.asarray(x).dtype) if isinstance(scale, float)
+         else _scale_like(scale, np.shape(x), axis, block_size))
     with np.errstate(all="ignore"):
         quotient = (np.asarray(x) / s).astype(np.float64)     # in the division's dtype
     return np.isfinite(quotient) & (np.abs(quotient) < 2.0**31 - 2.0**17)
@@ -238,6 +239,16 @@ def test_out_overlapping_x():
     out = buf.view(np.int8)[8:8 + 32]
     fastclip.quantize(x, np.float32(2.0), np.int8(0), out=out)
     assert bits(out) == bits(expected)
+
+
+def test_byte_swapped_operands():
+    rng = np.random.default_rng(5)
+    x = (rng.normal(size=(3, 8)) * 100).astype(np.float32)
+    scale = rng.uniform(0.5, 2, size=3).astype(np.float32)
+    zero = rng.integers(-100, 100, size=3).astype(np.int16)
+    expected = check(x, scale, zero, axis=0)
+    got = fastclip.quantize(x.astype(">f4"), scale.astype(">f4"), zero.astype(">i2"), axis=0)
+    assert got.dtype == np.int16 and bits(got) == bits(expected)
 
 
 def test_result_dtype_rules():

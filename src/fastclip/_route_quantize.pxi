@@ -23,6 +23,11 @@ cdef dict _Q_RESULT_TYPES = {None: _Q_DTYPE["ubyte"],
 cdef dict _Q_ZERO_TYPES = {d.type: d for d in _Q_RESULTS if d.kind in "iu"}
 
 
+cdef object _q_native(object a):
+    """a in its dtype's native byte order (the tables hold native dtypes)."""
+    return a if a.dtype.isnative else a.astype(a.dtype.newbyteorder("="))
+
+
 cdef str _q_names(dict table):
     return ", ".join(str(d) for d in table)
 
@@ -41,7 +46,7 @@ cdef object _q_result_dtype(object zero_point, object dtype):
                                  f"[{np.iinfo(zdt).min}, {np.iinfo(zdt).max}]")
             zp = np.asarray(zero_point, dtype=zdt)
         else:
-            zp = np.asarray(zero_point)
+            zp = _q_native(np.asarray(zero_point))
         if want is not None and zp.dtype != want:
             raise ValueError(f"dtype={want} does not match the zero point's dtype {zp.dtype}")
         want = zp.dtype
@@ -57,7 +62,7 @@ cdef object _q_scale(ndarray x, object scale):
     """(the division's dtype, the scale as an array of it)."""
     if type(scale) is float or type(scale) is int:
         return x.dtype, np.asarray(scale, dtype=x.dtype)    # NumPy's weak scalar: x's dtype
-    s = np.asarray(scale)
+    s = _q_native(np.asarray(scale))
     if s.dtype not in _Q_SOURCES:
         raise TypeError(f"scale of dtype {s.dtype}: quantize divides in float32, float16 or "
                         f"bfloat16 (x's dtype), so the scale is one of those or a Python float")
@@ -222,7 +227,7 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
         res = _quantize_one_scale(x, scale, zero_point, dtype, out)
         if res is not NotImplemented:
             return res
-    xa = x if type(x) is ndarray else np.asarray(x)
+    xa = _q_native(x if type(x) is ndarray else np.asarray(x))
     cdef npy_intp block = operator.index(block_size)
     if xa.dtype not in _Q_SOURCES:
         raise TypeError(f"quantize takes x of {_q_names(_Q_SOURCES)}, not {xa.dtype}")
