@@ -176,50 +176,27 @@ FC_Q_INLINE void fc_q_pair(int src, int div, int dst, int step, const char *x, n
 #undef FC_Q_CASE
 }
 
-static void fc_q_float(int dst, int step, const char *x, npy_intp m, const float *scale,
-                       const float *zero, char *out)
+/* m results of the job's dtypes: the division in x's dtype, or in float32
+ * (a float32 scale for a 16-bit x); each pair's loops inlined with its
+ * dtypes as constants */
+static void fc_q_run(const fc_quantize_job_t *j, int step, const char *x, npy_intp m,
+                     const float *scale, const float *zero, char *out)
 {
-    fc_q_pair(FC_Q_FLOAT, FC_Q_FLOAT, dst, step, x, m, scale, zero, out);
-}
-
-static void fc_q_half(int dst, int step, const char *x, npy_intp m, const float *scale,
-                      const float *zero, char *out)
-{
-    fc_q_pair(FC_Q_HALF, FC_Q_HALF, dst, step, x, m, scale, zero, out);
-}
-
-static void fc_q_half_by_float(int dst, int step, const char *x, npy_intp m, const float *scale,
-                               const float *zero, char *out)
-{
-    fc_q_pair(FC_Q_HALF, FC_Q_FLOAT, dst, step, x, m, scale, zero, out);
-}
-
-static void fc_q_bfloat16(int dst, int step, const char *x, npy_intp m, const float *scale,
-                          const float *zero, char *out)
-{
-    fc_q_pair(FC_Q_BFLOAT16, FC_Q_BFLOAT16, dst, step, x, m, scale, zero, out);
-}
-
-static void fc_q_bfloat16_by_float(int dst, int step, const char *x, npy_intp m,
-                                   const float *scale, const float *zero, char *out)
-{
-    fc_q_pair(FC_Q_BFLOAT16, FC_Q_FLOAT, dst, step, x, m, scale, zero, out);
-}
-
-typedef void (*fc_q_loops_t)(int dst, int step, const char *x, npy_intp m, const float *scale,
-                             const float *zero, char *out);
-
-/* the loops of a source and division dtype: the division in x's dtype, or
- * in float32 (a float32 scale for a 16-bit x) */
-static fc_q_loops_t fc_q_loops(int src, int div)
-{
-    if (src == FC_Q_HALF) {
-        return div == FC_Q_HALF ? fc_q_half : fc_q_half_by_float;
+    if (j->src == FC_Q_HALF && j->div == FC_Q_HALF) {
+        fc_q_pair(FC_Q_HALF, FC_Q_HALF, j->dst, step, x, m, scale, zero, out);
     }
-    if (src == FC_Q_BFLOAT16) {
-        return div == FC_Q_BFLOAT16 ? fc_q_bfloat16 : fc_q_bfloat16_by_float;
+    else if (j->src == FC_Q_HALF) {
+        fc_q_pair(FC_Q_HALF, FC_Q_FLOAT, j->dst, step, x, m, scale, zero, out);
     }
-    return fc_q_float;
+    else if (j->src == FC_Q_BFLOAT16 && j->div == FC_Q_BFLOAT16) {
+        fc_q_pair(FC_Q_BFLOAT16, FC_Q_BFLOAT16, j->dst, step, x, m, scale, zero, out);
+    }
+    else if (j->src == FC_Q_BFLOAT16) {
+        fc_q_pair(FC_Q_BFLOAT16, FC_Q_FLOAT, j->dst, step, x, m, scale, zero, out);
+    }
+    else {
+        fc_q_pair(FC_Q_FLOAT, FC_Q_FLOAT, j->dst, step, x, m, scale, zero, out);
+    }
 }
 
 /* The run that starts at element p of the job (x seen as (outer, axis_len,
@@ -257,14 +234,13 @@ static npy_intp fc_quantize_segment(const fc_quantize_job_t *j, npy_intp p, npy_
 static void fc_quantize_range(void *ctx, npy_intp first, npy_intp last)
 {
     const fc_quantize_job_t *j = (const fc_quantize_job_t *)ctx;
-    fc_q_loops_t loops = fc_q_loops(j->src, j->div);
     npy_intp p = first;
     while (p < last) {
         npy_intp s, m;
         int step;
         m = fc_quantize_segment(j, p, last, &s, &step);
-        loops(j->dst, step, j->x + p * j->src_size, m, j->scale + s, j->zero + s,
-              j->out + p * j->dst_size);
+        fc_q_run(j, step, j->x + p * j->src_size, m, j->scale + s, j->zero + s,
+                 j->out + p * j->dst_size);
         p += m;
     }
 }

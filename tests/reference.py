@@ -234,7 +234,7 @@ QUANT_INT_RANGES = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
                     for t in (np.int8, np.uint8, np.int16, np.uint16)}
 
 
-def _quant_operand(value, shape, axis, block_size):
+def quant_operand(value, shape, axis, block_size):
     """onnx.reference's reshape_input: a scale or zero point as an array that
     broadcasts against x's shape."""
     value = np.asarray(value)
@@ -261,14 +261,14 @@ def reference_quantize(x, scale, zero_point=None, *, axis=1, block_size=0, dtype
     # a Python float is rounded to x's dtype (NumPy's weak scalar; NumPy 2.3
     # with ml_dtypes 0.5 divided a bfloat16 by one in float32)
     s = (np.asarray(scale, dtype=x.dtype) if isinstance(scale, (float, int))
-         else _quant_operand(scale, x.shape, axis, block_size))
+         else quant_operand(scale, x.shape, axis, block_size))
     with np.errstate(all="ignore"):
         q = x / s
         if dtype in QUANT_INT_RANGES:
             lo, hi = QUANT_INT_RANGES[dtype]
             r = np.rint(q).astype(np.float64)
             if zero_point is not None:
-                r = r + _quant_operand(zero_point, x.shape, axis, block_size).astype(np.float64)
+                r = r + quant_operand(zero_point, x.shape, axis, block_size).astype(np.float64)
             r = np.where(np.isnan(r), lo, r)
             return np.clip(r, lo, hi).astype(dtype)
         top = float(ml_dtypes.finfo(dtype).max)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import fastclip
-from tests.reference import QUANT_INT_RANGES, bits, reference_quantize
+from tests.reference import QUANT_INT_RANGES, bits, quant_operand, reference_quantize
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 E4M3FN = np.dtype(ml_dtypes.float8_e4m3fn)
@@ -46,21 +46,10 @@ def reference_defined(x, scale, dtype, axis=1, block_size=0):
     if dtype not in QUANT_INT_RANGES:
         return np.ones(np.shape(x), dtype=bool)
     s = (np.asarray(scale, dtype=np.asarray(x).dtype) if isinstance(scale, float)
-         else _scale_like(scale, np.shape(x), axis, block_size))
+         else quant_operand(scale, np.shape(x), axis, block_size))
     with np.errstate(all="ignore"):
         quotient = (np.asarray(x) / s).astype(np.float64)     # in the division's dtype
     return np.isfinite(quotient) & (np.abs(quotient) < 2.0**31 - 2.0**17)
-
-
-def _scale_like(scale, shape, axis, block_size):
-    s = np.asarray(scale)
-    if s.size == 1:
-        return s.reshape(())
-    if not block_size:
-        dims = [1] * len(shape)
-        dims[axis] = s.size
-        return s.reshape(dims)
-    return np.repeat(s, block_size, axis=axis).take(np.arange(shape[axis]), axis=axis)
 
 
 def check(x, scale, zero_point=None, **kwargs):

@@ -29,7 +29,7 @@ PATHS = [
     ("fc_contiguous_", "16-/8-bit floats, scalar bounds (where not inlined)"),
     ("fc_ties_to_bound_", "float rows, both bounds scalar under np.maximum's tie rule"),
     ("fc_scalars_", "the same, where not inlined"),
-    ("fc_q_", "fastclip.quantize's loops, a function a source and division dtype"),
+    ("fc_quantize_range", "fastclip.quantize's loops (fc_q_run's, inlined)"),
 ]
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
