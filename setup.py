@@ -41,15 +41,15 @@ OPENMP_MODE = bu.openmp_mode(os.environ)
 TARGETS = bu.chosen_targets(os.environ, bu.simd_targets("gcc", ARCH))
 
 
+# what the templates read of the dtype table
+TEMPLATE_NAMES = ("DTYPES", "LARGEST_BITS", "FLOAT8", "INT_RANGE", "INT_WIDTHS", "ANY_BOUNDS",
+                  "VECTOR_CONVERSIONS", "MASKED_CONVERSIONS", "WIDENINGS", "WIDENINGS_INTO",
+                  "conversion_loops", "conversion_loop_name", "float8_kept_limit")
+
+
 def render(template, target, out):
     text = Template(open(template).read(), name=template).substitute(
-        DTYPES=TABLE["DTYPES"], LARGEST_BITS=TABLE["LARGEST_BITS"], target=target,
-        conversion_loops=TABLE["conversion_loops"],
-        conversion_loop_name=TABLE["conversion_loop_name"],
-        conversion_macro=TABLE["conversion_macro"],
-        masked_conversion_macro=TABLE["masked_conversion_macro"],
-        WIDENINGS=TABLE["WIDENINGS"], widening_macro=TABLE["widening_macro"],
-        WIDENINGS_INTO=TABLE["WIDENINGS_INTO"])
+        target=target, **{name: TABLE[name] for name in TEMPLATE_NAMES})
     what = f"generated from {os.path.basename(template)}" + (f" for target {target}" if target
                                                              else "") + ", do not edit"
     text = (f"/* {what} */\n" if out.endswith(".h") else f"# {what}\n") + text

@@ -334,7 +334,7 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * FC_CONVERT_VECTOR_BEYOND), which hands the call
  * to NumPy as a NaN does; 0 for the others. START: a statement that may do the first i
  * elements and set nan (FC_CONVERT_VECTOR's vector body), or nothing.
- * src/fastclip/_dtypes.py::conversion_macro writes each pair's call. */
+ * csrc/conversion_loops.h.in writes each pair's call. */
 #define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, RANGE_OK, START)         \
     static int fc_in_range_##NAME(const void *plo, const void *phi)            \
     {                                                                          \

@@ -22,6 +22,10 @@
  *
  * Each returns how many elements it did (whole steps); the scalar loop of
  * FC_CONVERT does the rest. FC_HAVE_CONVERT_VECTOR: the builds with a layer.
+ * Written here: the shapes, as macros over a group and a pack function, and
+ * the bodies of pairs with their own (float64 -> float32 and bfloat16);
+ * src/fastclip/_dtypes.py's VECTOR_CONVERSIONS names each pair's shape, and
+ * csrc/conversion_loops.h.in instantiates it as fc_cvt_vector_<pair>.
  */
 #ifndef FASTCLIP_CONVERT_VECTOR_H
 #define FASTCLIP_CONVERT_VECTOR_H
@@ -197,7 +201,7 @@ static inline fc_v_u8 fc_pack4_s32_s8_unordered(fc_v_u32 a, fc_v_u32 b, fc_v_u32
  * may alias *s, and GCC reloaded the bounds from it after each store. No
  * fence between the groups (FC_GROUP_FENCE): with 9 instructions a group
  * GCC's interleaving no longer spills. */
-#define FC_CVT_FLOAT8_LOOP(NAME, S, GROUP, FORMAT, MARKS)                     \
+#define FC_CVT_FLOAT8_LOOP(NAME, S, GROUP, FORMAT, MARKS)                      \
     static inline npy_intp fc_cvt_float8_##NAME(const void *px, void *o, npy_intp n, \
                                                 fc_cvt_state_t *caller)        \
     {                                                                          \
@@ -284,18 +288,6 @@ enum { FC_FLOAT8_SPARE_float8_e4m3fn = 0x7e - 0x7e, FC_FLOAT8_SPARE_float8_e5m2 
         return i;                                                              \
     }
 
-FC_CVT_VECTOR_8(float_ubyte_in_float, float, fc_group_f32_int, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(float_byte_in_float, float, fc_group_f32_int, fc_pack4_s32_s8)
-FC_CVT_VECTOR_16(float_ushort_in_float, float, fc_group_f32_int, fc_pack2_u32_u16)
-FC_CVT_VECTOR_16(float_short_in_float, float, fc_group_f32_int, fc_pack2_s32_s16)
-FC_CVT_FLOAT8(float_float8_e4m3fn, float, fc_group_f32_float8_e4m3fn, float8_e4m3fn)
-FC_CVT_FLOAT8(float_float8_e5m2, float, fc_group_f32_float8_e5m2, float8_e5m2)
-FC_CVT_FLOAT8(double_float8_e4m3fn_once, double, fc_group_f64_float8_e4m3fn_once, float8_e4m3fn)
-FC_CVT_FLOAT8(double_float8_e5m2_once, double, fc_group_f64_float8_e5m2_once, float8_e5m2)
-FC_CVT_FLOAT8(double_float8_e4m3fn_via_float32, double, fc_group_f64_float8_e4m3fn_via_float32,
-              float8_e4m3fn)
-FC_CVT_FLOAT8(double_float8_e5m2_via_float32, double, fc_group_f64_float8_e5m2_via_float32,
-              float8_e5m2)
 /* float64 -> bfloat16's loops, each with its twin for a bound beyond
  * float32's range (FC_BFLOAT16_FROM_DOUBLE), chosen once a call */
 #define FC_CVT_BFLOAT16(NAME, GROUP)                                           \
@@ -333,10 +325,6 @@ FC_CVT_BFLOAT16(double_bfloat16_once, fc_group_f64_bfloat16_once)
 #endif
 FC_CVT_BFLOAT16(double_bfloat16_via_float32, fc_group_f64_bfloat16_via_float32)
 #undef FC_CVT_BFLOAT16
-FC_CVT_VECTOR_8(double_ubyte_in_float, double, fc_group_f64_int, fc_pack4_u32_u8)
-FC_CVT_VECTOR_8(double_byte_in_float, double, fc_group_f64_int, fc_pack4_s32_s8)
-FC_CVT_VECTOR_16(double_ushort_in_float, double, fc_group_f64_int, fc_pack2_u32_u16)
-FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s16)
 /* a pair the layer leaves to the scalar loop (and GCC's vectoriser) at this
  * target: no element done here */
 #define FC_CVT_VECTOR_NONE(NAME)                                               \
@@ -364,6 +352,13 @@ FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s
         }                                                                      \
         return i;                                                              \
     }
+/* int64 -> float32, int32 and float64 (int64_lanes) with both bounds within
+ * int32, as a clipped array's usually are (int32's bounds check demands it): every
+ * clipped value then fits int32, and the int32 lanes of fc_group_s64_int
+ * convert (vcvtdq2ps, vcvtdq2pd) as the int64 would, to nearest even, or
+ * are stored as they are. Other bounds: none done here (the scalar loop,
+ * C's cast). AVX2 has no int64 -> float conversion, and GCC converts
+ * element by element. */
 #define FC_STORE_LANES_int(o, i, v) fc_store_u32((uint32_t *)(o) + (i), v)
 #define FC_STORE_LANES_float(o, i, v) fc_store_f32((float *)(o) + (i), fc_cvt_f32_s32(v))
 #define FC_STORE_LANES_double(o, i, v) fc_store_f64_s32((double *)(o) + (i), v)
@@ -376,48 +371,25 @@ FC_CVT_VECTOR_16(double_short_in_float, double, fc_group_f64_int, fc_pack2_s32_s
  * the low bits kept (FC_GROUP_S64_LOW: 6 instructions for 8 lanes with
  * one bound, 10 with two), the wrap of C's cast; GCC's own loop does a
  * 64-bit blend, then packs, a lane at a time. */
-#define FC_CVT_S64_NARROW(D, WIDTH, PACK, PACK_LOW, MIN, MAX)                  \
-    FC_CVT_VECTOR_##WIDTH(longlong_##D##_packed, int64_t, fc_group_s64_int, PACK) \
-    FC_CVT_VECTOR_##WIDTH(longlong_##D##_lo, int64_t, fc_group_s64_low##WIDTH##_lo, PACK_LOW) \
-    FC_CVT_VECTOR_##WIDTH(longlong_##D##_hi, int64_t, fc_group_s64_low##WIDTH##_hi, PACK_LOW) \
-    FC_CVT_VECTOR_##WIDTH(longlong_##D##_both, int64_t, fc_group_s64_low##WIDTH##_both, PACK_LOW) \
-    static inline npy_intp fc_cvt_vector_longlong_##D(const void *px, void *o, npy_intp n, \
+#define FC_CVT_S64_NARROW(NAME, WIDTH, PACK, PACK_LOW, MIN, MAX)               \
+    FC_CVT_VECTOR_##WIDTH(NAME##_packed, int64_t, fc_group_s64_int, PACK)      \
+    FC_CVT_VECTOR_##WIDTH(NAME##_lo, int64_t, fc_group_s64_low##WIDTH##_lo, PACK_LOW) \
+    FC_CVT_VECTOR_##WIDTH(NAME##_hi, int64_t, fc_group_s64_low##WIDTH##_hi, PACK_LOW) \
+    FC_CVT_VECTOR_##WIDTH(NAME##_both, int64_t, fc_group_s64_low##WIDTH##_both, PACK_LOW) \
+    static inline npy_intp fc_cvt_vector_##NAME(const void *px, void *o, npy_intp n, \
                                                       fc_cvt_state_t *s)       \
     {                                                                          \
         if (s->lo_s64 >= (MIN) && s->lo_s64 <= (MAX) && s->hi_s64 >= (MIN) && s->hi_s64 <= (MAX)) { \
-            return fc_cvt_vector_longlong_##D##_packed(px, o, n, s);           \
+            return fc_cvt_vector_##NAME##_packed(px, o, n, s);                 \
         }                                                                      \
         if (s->hi_s64 == INT64_MAX) {                                          \
-            return fc_cvt_vector_longlong_##D##_lo(px, o, n, s);               \
+            return fc_cvt_vector_##NAME##_lo(px, o, n, s);                     \
         }                                                                      \
         if (s->lo_s64 == INT64_MIN) {                                          \
-            return fc_cvt_vector_longlong_##D##_hi(px, o, n, s);               \
+            return fc_cvt_vector_##NAME##_hi(px, o, n, s);                     \
         }                                                                      \
-        return fc_cvt_vector_longlong_##D##_both(px, o, n, s);                 \
+        return fc_cvt_vector_##NAME##_both(px, o, n, s);                       \
     }
-FC_CVT_S64_NARROW(ubyte, 8, fc_pack4_u32_u8, fc_pack4_u32_u8, 0, UCHAR_MAX)
-FC_CVT_S64_NARROW(byte, 8, fc_pack4_s32_s8, fc_pack4_u32_u8, SCHAR_MIN, SCHAR_MAX)
-FC_CVT_S64_NARROW(ushort, 16, fc_pack2_u32_u16, fc_pack2_u32_u16, 0, USHRT_MAX)
-FC_CVT_S64_NARROW(short, 16, fc_pack2_s32_s16, fc_pack2_u32_u16, SHRT_MIN, SHRT_MAX)
-#undef FC_CVT_S64_NARROW
-/* int64 -> float32, int32 and float64 with both bounds within int32, as a
- * clipped array's usually are (int32's bounds check demands it): every
- * clipped value then fits int32, and the int32 lanes of fc_group_s64_int
- * convert (vcvtdq2ps, vcvtdq2pd) as the int64 would, to nearest even, or
- * are stored as they are. Other bounds: none done here (the scalar loop,
- * C's cast). AVX2 has no int64 -> float conversion, and GCC converts
- * element by element. */
-FC_CVT_VECTOR_LANES(longlong_float, int64_t, fc_group_s64_int, FC_STORE_LANES_float)
-FC_CVT_VECTOR_LANES(longlong_int, int64_t, fc_group_s64_int, FC_STORE_LANES_int)
-FC_CVT_VECTOR_LANES(longlong_double, int64_t, fc_group_s64_int, FC_STORE_LANES_double)
-#else
-FC_CVT_VECTOR_NONE(longlong_ubyte)
-FC_CVT_VECTOR_NONE(longlong_byte)
-FC_CVT_VECTOR_NONE(longlong_ushort)
-FC_CVT_VECTOR_NONE(longlong_short)
-FC_CVT_VECTOR_NONE(longlong_float)
-FC_CVT_VECTOR_NONE(longlong_int)
-FC_CVT_VECTOR_NONE(longlong_double)
 #endif
 #if FC_SIMD_CONVERT_SMALL_INTS
 /* 8- and 16-bit integers into int32, float32 and float64 (AVX2, sse42,
@@ -441,39 +413,7 @@ static inline fc_v_u32 fc_group_s16_s32(const int16_t *x, fc_cvt_state_t *s)
 {
     return fc_min_s32(fc_max_s32(fc_load_s32_s16(x), s->lo_s32), s->hi_s32);
 }
-FC_CVT_VECTOR_LANES(ubyte_int, uint8_t, fc_group_u8_s32, FC_STORE_LANES_int)
-FC_CVT_VECTOR_LANES(byte_int, int8_t, fc_group_s8_s32, FC_STORE_LANES_int)
-FC_CVT_VECTOR_LANES(ubyte_float, uint8_t, fc_group_u8_s32, FC_STORE_LANES_float)
-FC_CVT_VECTOR_LANES(byte_float, int8_t, fc_group_s8_s32, FC_STORE_LANES_float)
-FC_CVT_VECTOR_LANES(ubyte_double, uint8_t, fc_group_u8_s32, FC_STORE_LANES_double)
-FC_CVT_VECTOR_LANES(byte_double, int8_t, fc_group_s8_s32, FC_STORE_LANES_double)
-FC_CVT_VECTOR_LANES(ushort_int, uint16_t, fc_group_u16_s32, FC_STORE_LANES_int)
-FC_CVT_VECTOR_LANES(short_int, int16_t, fc_group_s16_s32, FC_STORE_LANES_int)
-FC_CVT_VECTOR_LANES(ushort_float, uint16_t, fc_group_u16_s32, FC_STORE_LANES_float)
-FC_CVT_VECTOR_LANES(short_float, int16_t, fc_group_s16_s32, FC_STORE_LANES_float)
-FC_CVT_VECTOR_LANES(ushort_double, uint16_t, fc_group_u16_s32, FC_STORE_LANES_double)
-FC_CVT_VECTOR_LANES(short_double, int16_t, fc_group_s16_s32, FC_STORE_LANES_double)
-#else
-FC_CVT_VECTOR_NONE(ubyte_int)
-FC_CVT_VECTOR_NONE(byte_int)
-FC_CVT_VECTOR_NONE(ubyte_float)
-FC_CVT_VECTOR_NONE(byte_float)
-FC_CVT_VECTOR_NONE(ubyte_double)
-FC_CVT_VECTOR_NONE(byte_double)
-FC_CVT_VECTOR_NONE(ushort_int)
-FC_CVT_VECTOR_NONE(short_int)
-FC_CVT_VECTOR_NONE(ushort_float)
-FC_CVT_VECTOR_NONE(short_float)
-FC_CVT_VECTOR_NONE(ushort_double)
-FC_CVT_VECTOR_NONE(short_double)
 #endif
-#undef FC_CVT_VECTOR_8
-#undef FC_CVT_VECTOR_16
-#undef FC_CVT_VECTOR_LANES
-#undef FC_STORE_LANES_int
-#undef FC_STORE_LANES_float
-#undef FC_STORE_LANES_double
-#undef FC_CVT_FLOAT8
 
 /* float32 and float64 into 8- and 16-bit integers, truncated first and
  * clipped after: truncation toward zero is monotonic, and so are the packs,
@@ -508,7 +448,7 @@ FC_CVT_VECTOR_NONE(short_double)
                 fc_store_u##BITS(o + i, fc_min_##SIGN##BITS(fc_max_##SIGN##BITS(v, lo), hi)); \
             }                                                                  \
             if (fc_any_eq_u32(least, (uint32_t)INT32_MIN)) {                   \
-                /* this block again, and the rest, clipping first */          \
+                /* this block again, and the rest, clipping first */           \
                 return b + fc_cvt_vector_##NAME##_in_float(x + b, o + b, n - b, s); \
             }                                                                  \
         }                                                                      \
@@ -530,19 +470,6 @@ FC_CVT_VECTOR_NONE(short_double)
     fc_v_u32 t0 = FC_TRUNC_AT_##S(0), t1 = FC_TRUNC_AT_##S(1);                 \
     least = fc_min_s32(least, fc_min_s32(t0, t1));                             \
     v = fc_pack2_##SIGN##32_##SIGN##16(t0, t1)
-FC_CVT_TRUNC(float_ubyte, float, 8, u)
-FC_CVT_TRUNC(float_byte, float, 8, s)
-FC_CVT_TRUNC(float_ushort, float, 16, u)
-FC_CVT_TRUNC(float_short, float, 16, s)
-FC_CVT_TRUNC(double_ubyte, double, 8, u)
-FC_CVT_TRUNC(double_byte, double, 8, s)
-FC_CVT_TRUNC(double_ushort, double, 16, u)
-FC_CVT_TRUNC(double_short, double, 16, s)
-#undef FC_CVT_TRUNC
-#undef FC_TRUNC_8
-#undef FC_TRUNC_16
-#undef FC_TRUNC_AT_float
-#undef FC_TRUNC_AT_double
 
 /* float64 -> float32, to nearest even. A NaN met: where the layer's clip
  * raises the invalid flag on one (FC_GTSEL_FLAGS_NAN: x86's maxpd; nothing

@@ -84,33 +84,17 @@ FC_CVT_STATE_SMALL_INT(short, int16_t)
 #define fc_cvt_nan_ushort fc_cvt_nan_longlong
 #define fc_cvt_nan_short fc_cvt_nan_longlong
 
-/* long is int64 where it is 64 bits wide (not on Windows): then its loops
- * are longlong's, else none (the scalar loop does it all) */
+/* long is int64 where it is 64 bits wide (not on Windows): then its state
+ * is longlong's (and its vector bodies int64's, csrc/conversion_loops.h.in),
+ * else none (the scalar loop does it all) */
 #if LONG_MAX == INT64_MAX
 #define fc_cvt_state_long fc_cvt_state_longlong
-#define fc_cvt_nan_long fc_cvt_nan_longlong
-#define FC_LONG_AS_LONGLONG(D)                                             \
-    static inline npy_intp fc_cvt_vector_long_##D(const void *x, void *o, npy_intp n, \
-                                                  fc_cvt_state_t *s)           \
-    {                                                                          \
-        return fc_cvt_vector_longlong_##D(x, o, n, s);                         \
-    }
 #else
 static inline void fc_cvt_state_long(fc_cvt_state_t *s, long lo, long hi)
 {
     (void)s; (void)lo; (void)hi;
 }
-#define fc_cvt_nan_long fc_cvt_nan_longlong
-#define FC_LONG_AS_LONGLONG(D) FC_CVT_VECTOR_NONE(long_##D)
 #endif
-FC_LONG_AS_LONGLONG(ubyte)
-FC_LONG_AS_LONGLONG(byte)
-FC_LONG_AS_LONGLONG(ushort)
-FC_LONG_AS_LONGLONG(short)
-FC_LONG_AS_LONGLONG(float)
-FC_LONG_AS_LONGLONG(int)
-FC_LONG_AS_LONGLONG(double)
-#undef FC_LONG_AS_LONGLONG
-#undef FC_CVT_VECTOR_NONE
+#define fc_cvt_nan_long fc_cvt_nan_longlong
 
 #endif  /* FASTCLIP_CONVERT_VECTOR_STATE_H */

@@ -79,7 +79,7 @@ CONVERSIONS = [
 
 # the integer rows of NumPy's default integer types: (bits, signed), with C's
 # long of 64 bits (LP64)
-_INT_WIDTHS = {"byte": (8, True), "ubyte": (8, False), "short": (16, True), "ushort": (16, False),
+INT_WIDTHS = {"byte": (8, True), "ubyte": (8, False), "short": (16, True), "ushort": (16, False),
                "int": (32, True), "uint": (32, False), "long": (64, True), "ulong": (64, False)}
 
 # Results wider than x: calls whose NumPy loop is of a wider dtype than x's
@@ -97,8 +97,8 @@ WIDENINGS = [
     # array) or dtype=: each cast NumPy calls safe (a wider signed type, or a
     # wider unsigned one from an unsigned x); the fast path checks
     # np.can_cast(x, wide, "safe") at run time, where C's long may be narrower
-    *((src, wide) for src, (s_bits, s_signed) in _INT_WIDTHS.items()
-      for wide, (w_bits, w_signed) in _INT_WIDTHS.items()
+    *((src, wide) for src, (s_bits, s_signed) in INT_WIDTHS.items()
+      for wide, (w_bits, w_signed) in INT_WIDTHS.items()
       if w_bits > s_bits and (w_signed or not s_signed)),
 ]
 
@@ -135,44 +135,34 @@ def conversion_loops():
     return loops
 
 
-def widening_macro(src, wide, dst=None):
-    """The csrc/widen.h FC_WIDEN call of a widening loop: the cast of one
-    element x of the source into the wide type (C's, which is NumPy's: exact,
-    or int64 into double rounded to nearest; float16 and bfloat16 by way of
-    float32, exact), and whether a signaling NaN can come in (float sources;
-    one makes the call NumPy's, csrc/widen.h). With dst (WIDENINGS_INTO):
-    the FC_WIDEN_INTO call, its result stored into dst."""
-    rows = {r.name: r for r in DTYPES}
-    s, w = rows[src], rows[wide]
-    to_float = {"half": "fc_half_to_float", "bfloat16": "fc_bfloat16_to_float"}.get(s.kind)
-    cast = f"(({w.c_type}){to_float}(x))" if to_float else f"(({w.c_type})x)"
-    if wide == "double" and src in ("long", "longlong", "ulong", "ulonglong"):
-        # C's cast, vectorised below AVX-512 (csrc/convert.h)
-        cast = f"fc_{'u' if src.startswith('u') else ''}int64_to_double(x)"
-    if dst is not None:
-        return f"FC_WIDEN_INTO({src}, {s.c_type}, {wide}, {w.c_type}, {dst}, {rows[dst].c_type}, {cast})"
-    snan = {"half": "fc_signaling_half(x)", "bfloat16": "fc_signaling_bfloat16(x)"}.get(
-        s.kind, "fc_signaling_float(x)" if src == "float" else "0")
-    return f"FC_WIDEN({src}, {s.c_type}, {wide}, {w.c_type}, {cast}, {snan})"
-
-
 def conversion_loop_name(src, dst, rounding):
     """The C name's suffix of a fused loop: fc_cvt_<this>, fc_in_range_<this>."""
     return f"{src}_{dst}" if rounding is None else f"{src}_{dst}_{rounding}"
 
 
-# The pairs whose fused loop starts with a vector body written against the
-# vector layer (csrc/convert_vector.h): GCC's vectoriser leaves their
-# narrowing packs and float8 rounding several times slower at AVX2, and
-# slower at AVX-512 for float sources too. A layer may
-# leave some to GCC (csrc/simd/avx512.h: int64 sources, float64 -> float32).
+# The pairs whose fused loop starts with a vector body (GCC's vectoriser
+# leaves their narrowing packs and float8 rounding several times slower at
+# AVX2, and slower at AVX-512 for float sources too), and the shape of that
+# body: csrc/conversion_loops.h.in instantiates csrc/convert_vector.h's
+# shape for each pair, where the build's vector layer has it (the others
+# leave the pair to the scalar loop and GCC's vectoriser: csrc/simd/avx512.h,
+# int64 sources and float64 -> float32).
+#   truncate: float32 and float64 into 8- and 16-bit integers (FC_CVT_TRUNC)
+#   int64_narrow: int64 into 8- and 16-bit integers (FC_CVT_S64_NARROW)
+#   int64_lanes, small_int_lanes: int64, 8- and 16-bit integers into int32,
+#       float32 and float64 lane by lane (FC_CVT_VECTOR_LANES)
+#   float8: float32 and float64 into the float8s (FC_CVT_FLOAT8)
+#   own: a body written out for the pair alone (fc_cvt_vector_<pair>)
 VECTOR_CONVERSIONS = {
-    *((src, dst) for src in ("float", "double", "long", "longlong")
-      for dst in ("ubyte", "byte", "ushort", "short")),
-    ("float", "float8_e4m3fn"), ("float", "float8_e5m2"), ("double", "float"),
-    ("double", "bfloat16"), ("double", "float8_e4m3fn"), ("double", "float8_e5m2"),
-    ("long", "int"), ("long", "float"), ("long", "double"),
-    *((src, dst) for src in ("ubyte", "byte", "ushort", "short") for dst in ("int", "float", "double")),
+    **{(src, dst): "truncate" for src in ("float", "double")
+       for dst in ("ubyte", "byte", "ushort", "short")},
+    **{(src, dst): "int64_narrow" for src in ("long", "longlong")
+       for dst in ("ubyte", "byte", "ushort", "short")},
+    **{(src, f8): "float8" for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2")},
+    ("double", "float"): "own", ("double", "bfloat16"): "own",
+    **{("long", dst): "int64_lanes" for dst in ("int", "float", "double")},
+    **{(src, dst): "small_int_lanes" for src in ("ubyte", "byte", "ushort", "short")
+       for dst in ("int", "float", "double")},
 }
 
 #: pairs fused whatever the bounds (the others: bounds inside the
@@ -218,56 +208,6 @@ assert not ANY_BOUNDS & {(s, d) for s, d in CONVERSIONS
     "C's float -> int cast beyond the range"
 
 
-def conversion_macro(src, dst, rounding=None):
-    """The csrc/convert.h FC_CONVERT call of a fused loop (None: a loop written
-    out there): the conversion of the clipped value v, and the test that both
-    bounds (m, M: the lower and the higher, as doubles) convert in range. A
-    float64 rounded once to bfloat16 or a float8 goes through a float32
-    rounded to odd (exact: csrc/convert.h, fc_double_to_float_odd)."""
-    rows = {r.name: r for r in DTYPES}
-    s, d = rows[src], rows[dst]
-    name = conversion_loop_name(src, dst, rounding)
-    to_float = "fc_double_to_float_odd(v)" if rounding == "once" else "(float)v"
-    if d.kind == "float8":
-        _, m, bias, top = FLOAT8[dst]
-        cvt, ok = f"(fc_float_to_float8({to_float}, {m}, {bias}))", f"fabs(m) <= {top} && fabs(M) <= {top}"
-        if (src, dst) in ANY_BOUNDS:
-            beyond = f"!(fabsf({to_float}) <= {float8_kept_limit(dst)!r}f)"
-            return f"FC_CONVERT_VECTOR_BEYOND({name}, {src}, {s.c_type}, {dst}, {cvt}, {beyond})"
-    elif dst == "bfloat16":
-        cvt, ok = f"(fc_float_to_bfloat16({to_float}))", "fabs(m) <= FC_BFLOAT16_MAX && fabs(M) <= FC_BFLOAT16_MAX"
-        if (src, dst) in ANY_BOUNDS and src == "double":
-            beyond = "!(fabs(v) <= (double)FLT_MAX)"
-            return f"FC_CONVERT_VECTOR_BEYOND({name}, {src}, {s.c_type}, {dst}, {cvt}, {beyond})"
-    elif d.kind == "int":
-        lo, hi = INT_RANGE[dst]
-        if s.kind == "float":       # truncation toward zero, of a value in range
-            cvt, ok = "((int)v)", f"m > (double){lo} - 1.0 && M < (double){hi} + 1.0"
-        else:
-            cvt, ok = "(v)", f"m >= (double){lo} && M <= (double){hi}"
-    elif (src, dst) == ("double", "float"):
-        # the C cast rounds to nearest even and overflows as NumPy's
-        return f"FC_CONVERT_DOUBLE_FLOAT({name}, {src}, {s.c_type})"
-    elif dst == "double" and src in ("long", "longlong"):
-        cvt, ok = "(fc_int64_to_double(v))", "1"     # C's cast, vectorised (csrc/convert.h)
-    elif dst == "double" or (s.kind == "int" and dst == "float"):
-        # exact, or (an int32/int64 source) C's cast, which rounds to nearest
-        # even as NumPy's does; no range to leave
-        cvt, ok = "(v)", "1"
-    else:
-        return None         # float/double -> half, half -> float: written out in csrc/convert.h
-    if (src, dst) in ANY_BOUNDS:
-        ok = "1"            # no range to check (ANY_BOUNDS says why)
-    if (src, dst) == ("long", "float"):         # csrc/convert.h: through int32 where no layer
-        return f"FC_CONVERT_LONG_FLOAT({name}, {src}, {s.c_type})"
-    if (src, dst) in VECTOR_CONVERSIONS and src == "double" and d.kind == "int":
-        # csrc/convert.h: through int32 blocks where no layer (baseline x86)
-        return f"FC_CONVERT_DOUBLE_SMALL_INT({name}, {src}, {s.c_type}, {dst}, {cvt}, {ok})"
-    if (src, dst) in VECTOR_CONVERSIONS:
-        return f"FC_CONVERT_VECTOR({name}, {src}, {s.c_type}, {dst}, {cvt}, {ok})"
-    return f"FC_CONVERT({name}, {s.c_type}, {dst}, {cvt}, {ok})"
-
-
 # where= into an out of another dtype (csrc/convert.h fc_convert_masked):
 # the pairs with a loop of masked stores straight into out, widenings into
 # 32- and 64-bit items, where the vector layer has masked stores (AVX2,
@@ -278,19 +218,9 @@ MASKED_CONVERSIONS = [
     ("int", "float"), ("int", "double"), ("float", "double"),
 ]
 assert set(MASKED_CONVERSIONS) <= set(CONVERSIONS)
-
-
-def masked_conversion_macro(src, dst):
-    """The csrc/convert.h call that writes pair (src, dst)'s where= loop, or
-    None (a pair of another kind: the buffer's way)."""
-    if (src, dst) not in MASKED_CONVERSIONS:
-        return None
-    name = conversion_loop_name(src, dst, None)
-    if src == "float":
-        return f"FC_CONVERT_MASKED_FLOAT_DOUBLE({name})"
-    rows = {r.name: r for r in DTYPES}
-    return (f"FC_CONVERT_MASKED_INT({name}, {rows[src].c_type}, {rows[dst].c_type}, "
-            f"FC_MASKED_LOAD_{src}, FC_MASKED_STORE_{dst})")
+assert set(VECTOR_CONVERSIONS) <= set(CONVERSIONS)
+# the template writes these destinations' loops for any bounds alone
+assert all((s, d) in ANY_BOUNDS for s, d in CONVERSIONS if d in ("bfloat16", *FLOAT8))
 
 
 # The 16- and 8-bit float formats: the largest magnitude that is not a NaN, as
