@@ -380,7 +380,7 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
 /* float32 and float64 into a float8 with any bounds (src/fastclip/_dtypes.py
  * ANY_BOUNDS): BEYOND, a clipped value whose rounding (float64's to float32
  * first, as CVT's) leaves the format's codes, as the vector body's codes
- * note it (csrc/convert_vector.h FC_CVT_FLOAT8); float64 into bfloat16: a
+ * note it (csrc/conversion_loops.h.in, the float8 loop); float64 into bfloat16: a
  * clipped value beyond float32's range, whose cast ml_dtypes may warn of
  * (csrc/convert_vector.h FC_BFLOAT16_FROM_DOUBLE) */
 #define FC_CONVERT_VECTOR_BEYOND(NAME, SN, S, DN, CVT, BEYOND)                 \

@@ -25,13 +25,14 @@
  * be any (src/fastclip/_dtypes.py ANY_BOUNDS). A NaN (the clip keeps
  * it), an infinity or a magnitude beyond 2**20 is first made 2**20 (a's
  * integer min with 2**20's bits), whose code (0xd8 in e4m3fn, 0x8c in
- * e5m2) saturates to 0x7f in the packs, the mark FC_CVT_FLOAT8 looks for
- * (with infinity's bits in the min, the clamp placed ahead of the bounds,
- * a magnitude of 2**108 made magic a signaling NaN). A subnormal float32 rounds to 0
- * either way, so a flush-to-zero mode changes nothing. The group returns w
- * times the magnitude's code and leaves the clipped value's bits in *bits,
- * whose sign FC_CVT_FLOAT8 packs. The _within groups, for bounds inside the
- * format's range, leave out the clamp to 2**20 (FC_CVT_FLOAT8 says when). */
+ * e5m2) saturates to 0x7f in the packs, the mark the float8 loop
+ * (csrc/conversion_loops.h.in) looks for (with infinity's bits in the min,
+ * the clamp placed ahead of the bounds, a magnitude of 2**108 made magic a
+ * signaling NaN). A subnormal float32 rounds to 0 either way, so a
+ * flush-to-zero mode changes nothing. The group returns w times the
+ * magnitude's code and leaves the clipped value's bits in *bits, whose sign
+ * the float8 loop packs. The _within groups, for bounds inside the format's
+ * range, leave out the clamp to 2**20 (the float8 loop says when). */
 #define FC_FLOAT8_GROUP(NAME, M, B)                                            \
     enum { FC_FLOAT8_SHIFT_##NAME = 7 - (M) };                                 \
     static inline fc_v_u32 fc_float8_rounded_##NAME(fc_v_u32 a)                \

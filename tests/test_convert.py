@@ -326,7 +326,7 @@ def test_underflow_of_a_widened_loop_is_reported_as_numpys(dst):
 def test_one_nan_anywhere_is_seen(src, dst):
     """One NaN, at every position of two of the widest vector steps (64
     elements at AVX-512) and a NaN-free tail: the vector bodies note a NaN
-    from what they make of it (csrc/convert_vector.h), not from the tail's
+    from what they make of it (csrc/conversion_loops.h.in), not from the tail's
     test, so each position must send the call NumPy's way."""
     rng = np.random.default_rng(14)
     clean = (rng.normal(size=128 + 7) * 50).astype(src)
@@ -348,7 +348,7 @@ def test_one_nan_anywhere_is_seen(src, dst):
                          ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
 def test_one_extreme_value_in_any_block(src, dst):
     """float32 into integers truncates first and clips after, by blocks
-    (csrc/convert_vector.h, FC_CVT_BLOCK elements); a block with a value
+    (csrc/conversion_loops.h.in, FC_CVT_BLOCK elements); a block with a value
     whose truncation is INT32_MIN (an infinity, a value beyond int32, a NaN)
     is done again clipping first. One such value at the start, the middle or
     the end of a block other than the first, among values beyond the

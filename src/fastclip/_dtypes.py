@@ -143,23 +143,26 @@ def conversion_loop_name(src, dst, rounding):
 # The pairs whose fused loop starts with a vector body (GCC's vectoriser
 # leaves their narrowing packs and float8 rounding several times slower at
 # AVX2, and slower at AVX-512 for float sources too), and the shape of that
-# body: csrc/conversion_loops.h.in instantiates csrc/convert_vector.h's
-# shape for each pair, where the build's vector layer has it (the others
+# body: csrc/conversion_loops.h.in writes each shape's loop once, over
+# csrc/convert_vector.h's groups and packs, for each pair where the build's
+# vector layer has that shape (the others
 # leave the pair to the scalar loop and GCC's vectoriser: csrc/simd/avx512.h,
 # int64 sources and float64 -> float32).
-#   truncate: float32 and float64 into 8- and 16-bit integers (FC_CVT_TRUNC)
-#   int64_narrow: int64 into 8- and 16-bit integers (FC_CVT_S64_NARROW)
+#   truncate: float32 and float64 into 8- and 16-bit integers
+#   int64_narrow: int64 into 8- and 16-bit integers
 #   int64_lanes, small_int_lanes: int64, 8- and 16-bit integers into int32,
-#       float32 and float64 lane by lane (FC_CVT_VECTOR_LANES)
-#   float8: float32 and float64 into the float8s (FC_CVT_FLOAT8)
-#   own: a body written out for the pair alone (fc_cvt_vector_<pair>)
+#       float32 and float64 lane by lane
+#   float8: float32 and float64 into the float8s
+#   bfloat16_from_double: float64 into bfloat16, each of ML_ROUNDINGS
+#   own: a body written out in csrc/convert_vector.h for the pair alone
+#       (fc_cvt_vector_<pair>)
 VECTOR_CONVERSIONS = {
     **{(src, dst): "truncate" for src in ("float", "double")
        for dst in ("ubyte", "byte", "ushort", "short")},
     **{(src, dst): "int64_narrow" for src in ("long", "longlong")
        for dst in ("ubyte", "byte", "ushort", "short")},
     **{(src, f8): "float8" for src in ("float", "double") for f8 in ("float8_e4m3fn", "float8_e5m2")},
-    ("double", "float"): "own", ("double", "bfloat16"): "own",
+    ("double", "float"): "own", ("double", "bfloat16"): "bfloat16_from_double",
     **{("long", dst): "int64_lanes" for dst in ("int", "float", "double")},
     **{(src, dst): "small_int_lanes" for src in ("ubyte", "byte", "ushort", "short")
        for dst in ("int", "float", "double")},
@@ -175,7 +178,7 @@ VECTOR_CONVERSIONS = {
 #:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
 #:   loop the rest); int64 into 8 and 16 bits likewise, whose vector body
 #:   clips in 64 bits and keeps the low bits where a bound lies beyond the
-#:   destination (csrc/convert_vector.h FC_CVT_S64_NARROW). float32 and float64 into
+#:   destination (csrc/conversion_loops.h.in, int64_narrow). float32 and float64 into
 #:   integers are not here: C's cast of a value beyond the range is undefined.
 #: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
 #:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT);
@@ -219,6 +222,9 @@ MASKED_CONVERSIONS = [
 ]
 assert set(MASKED_CONVERSIONS) <= set(CONVERSIONS)
 assert set(VECTOR_CONVERSIONS) <= set(CONVERSIONS)
+assert set(VECTOR_CONVERSIONS.values()) <= {"truncate", "int64_narrow", "int64_lanes", "small_int_lanes",
+                                            "float8", "bfloat16_from_double", "own"}, \
+    "a shape csrc/conversion_loops.h.in does not write"
 # the template writes these destinations' loops for any bounds alone
 assert all((s, d) in ANY_BOUNDS for s, d in CONVERSIONS if d in ("bfloat16", *FLOAT8))
 
