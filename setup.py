@@ -81,8 +81,10 @@ def extensions():
     # the conversion loops' table, C rendered from the dtype table, which
     # every kernel module includes (found beside its generated .c)
     conversions = os.path.join(PKG, "_conversion_loops.h")
+    vectors = os.path.join(PKG, "_conversion_vectors.h")
+    render(os.path.join("csrc", "conversion_vectors.h.in"), None, vectors)
     render(os.path.join("csrc", "conversion_loops.h.in"), None, conversions)
-    common["depends"].append(conversions)
+    common["depends"] += [vectors, conversions]
     # the typed loops, a block a row of the table, which every kernel module
     # includes
     render(os.path.join(PKG, "_kernel_loops.pxi.in"), None, os.path.join(PKG, "_kernel_loops.pxi"))

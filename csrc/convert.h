@@ -202,71 +202,15 @@ static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *o
 }
 
 /* The where= loops of the widenings into 32- and 64-bit items (the pairs
- * of src/fastclip/_dtypes.py MASKED_CONVERSIONS), where the vector layer has
- * masked stores (FC_SIMD_MASKED_CONVERT: AVX2, AVX-512; elsewhere the
- * buffer's way, FC_MASKED_LOOP NULL): FC_LANES_f32 elements a step, x clipped
- * in 32-bit lanes (integers of up to 32 bits widened first, whose clip is
- * the same in int32) and stored under the step's where= bytes, the rest
- * element by element. fc_cvtm_NAME. */
+ * of src/fastclip/_dtypes.py MASKED_CONVERSIONS) by masked stores,
+ * fc_cvtm_<pair> (csrc/conversion_loops.h.in), where the vector layer has
+ * them (FC_SIMD_MASKED_CONVERT: AVX2, AVX-512); elsewhere the buffer's way,
+ * FC_MASKED_LOOP NULL. */
 #if defined(FC_SIMD_MASKED_CONVERT)
 #if !defined(FC_GTSEL_FLAGS_NAN)
-#error "FC_CONVERT_MASKED_FLOAT_DOUBLE reads the invalid flag for a NaN"
+#error "float32 -> float64's where= loop reads the invalid flag for a NaN"
 #endif
 #define FC_MASKED_LOOP(NAME) fc_cvtm_##NAME
-/* the elements [i, end) one by one */
-#define FC_CONVERT_MASKED_SCALAR(S, D, end)                                    \
-        for (; i < (end); i++) {                                               \
-            S v = x[i];                                                        \
-            nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                                \
-            if (mask[i]) {                                                     \
-                o[i] = (D)v;                                                   \
-            }                                                                  \
-        }
-/* the loop's head: its first elements apart where that puts the rest of out
- * on a 64-byte boundary (fc_convert_aligned has the reason) */
-#define FC_CONVERT_MASKED_HEAD(NAME, S, D)                                     \
-    static FC_CONVERT_LOOP int fc_cvtm_##NAME(const char *px, char *po,        \
-                                              const npy_bool *mask, npy_intp n, \
-                                              const void *plo, const void *phi) \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        D *o = (D *)po;                                                        \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                          \
-        int nan = 0;                                                           \
-        npy_intp i = 0, head = fc_line_head(po, sizeof(D));                    \
-        if (head > 0 && n * (npy_intp)sizeof(D) >= FC_ALIGN_MIN_BYTES) {       \
-            FC_CONVERT_MASKED_SCALAR(S, D, head)                               \
-        }
-#define FC_CONVERT_MASKED_TAIL(S, D)                                           \
-        FC_CONVERT_MASKED_SCALAR(S, D, n)                                      \
-        return nan;                                                            \
-    }
-/* an integer source of up to 32 bits: LOAD(p), its elements at p in int32
- * lanes; STORE(o, m, v), those lanes converted into out under m */
-#define FC_CONVERT_MASKED_INT(NAME, S, D, LOAD, STORE)                         \
-    FC_CONVERT_MASKED_HEAD(NAME, S, D)                                         \
-        const fc_v_u32 vlo = fc_set1_u32((uint32_t)(int32_t)lo);               \
-        const fc_v_u32 vhi = fc_set1_u32((uint32_t)(int32_t)hi);               \
-        for (; i + FC_LANES_f32 <= n; i += FC_LANES_f32) {                     \
-            fc_v_u32 v = fc_min_s32(vhi, fc_max_s32(vlo, LOAD(x + i)));        \
-            STORE(o + i, fc_where_f32(mask + i), v);                           \
-        }                                                                      \
-    FC_CONVERT_MASKED_TAIL(S, D)
-/* float32 -> float64: a NaN met in the vectors noted by the invalid flag
- * their clip raises (FC_GTSEL_FLAGS_NAN, which both layers with masked
- * stores have), as the float64 -> float32 loops do (the call is then
- * NumPy's) */
-#define FC_CONVERT_MASKED_FLOAT_DOUBLE(NAME)                                   \
-    FC_CONVERT_MASKED_HEAD(NAME, float, double)                                \
-        const fc_v_f32 vlo = fc_set1_f32(lo), vhi = fc_set1_f32(hi);           \
-        fc_invalid_seen();      /* clears an earlier operation's flag */       \
-        for (; i + FC_LANES_f32 <= n; i += FC_LANES_f32) {                     \
-            fc_v_f32 v = fc_ltsel_f32(vhi, fc_gtsel_f32(vlo, fc_load_f32(x + i))); \
-            fc_maskstore_f64_f32(o + i, fc_where_f32(mask + i), v);            \
-        }                                                                      \
-        nan |= fc_invalid_seen();                                              \
-    FC_CONVERT_MASKED_TAIL(float, double)
 /* the stores, by destination */
 #define FC_MASKED_STORE_int(o, m, v) fc_maskstore_u32((uint32_t *)(o), (m), (v))
 #define FC_MASKED_STORE_float(o, m, v) fc_maskstore_f32((o), (m), fc_cvt_f32_s32(v))
@@ -279,8 +223,6 @@ static int fc_convert_masked(const fc_convert_entry_t *e, const char *x, char *o
 #define FC_MASKED_LOAD_int(p) fc_load_u32((const uint32_t *)(p))
 #else
 #define FC_MASKED_LOOP(NAME) NULL
-#define FC_CONVERT_MASKED_INT(NAME, S, D, LOAD, STORE)
-#define FC_CONVERT_MASKED_FLOAT_DOUBLE(NAME)
 #endif
 
 /* int64 and uint64 into double, rounded to nearest even as C's cast and
@@ -322,69 +264,6 @@ static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
  * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
 #define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
 
-/* One fused loop and its bounds check, for every pair but the float16 ones
- * below: fc_cvt_NAME and fc_in_range_NAME, from S into DN. CVT: the
- * conversion of the clipped value v (an expression); RANGE_OK: the bounds'
- * conversions are inside the destination's range, an expression in m and M,
- * the lower and the higher bound as doubles (exact for every source type at
- * the limits used). The NaN test is dropped by the compiler for integer
- * sources. BEYOND: an expression in the clipped v, true where its
- * conversion is not the one the loop makes (float32 and float64 into a
- * float8, float64 into bfloat16, with any bounds:
- * FC_CONVERT_VECTOR_BEYOND), which hands the call
- * to NumPy as a NaN does; 0 for the others. START: a statement that may do the first i
- * elements and set nan (FC_CONVERT_VECTOR's vector body), or nothing.
- * csrc/conversion_loops.h.in writes each pair's call. */
-#define FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, RANGE_OK, START)         \
-    static int fc_in_range_##NAME(const void *plo, const void *phi)            \
-    {                                                                          \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                          \
-        double m = (double)(lo < hi ? lo : hi), M = (double)(lo < hi ? hi : lo);    \
-        (void)m; (void)M;                                                      \
-        return lo == lo && hi == hi && (RANGE_OK);                             \
-    }                                                                          \
-    static FC_CONVERT_LOOP int fc_cvt_##NAME(const char *px, char *po,         \
-                                             npy_intp n,                       \
-                                             const void *plo, const void *phi) \
-    {                                                                          \
-        const S *x = (const S *)px;                                            \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                          \
-        int nan = 0;                                                           \
-        npy_intp i = 0;                                                        \
-        START;                                                                 \
-        for (; i < n; i++) {                                                   \
-            S v = x[i];                                                        \
-            nan |= v != v;                                                     \
-            FC_CLIP(v, lo, hi);                                                \
-            nan |= BEYOND;                                                     \
-            FC_STORE_##DN(po, i, CVT);                                         \
-        }                                                                      \
-        return nan;                                                            \
-    }
-#define FC_CONVERT(NAME, S, DN, CVT, RANGE_OK)                                 \
-    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK, (void)0)
-
-/* The same with the vector body of csrc/convert_vector.h first, where the
- * build has one: SN the source's row name. */
-#if defined(FC_HAVE_CONVERT_VECTOR)
-#define FC_VECTOR_BODY(NAME, SN)                                               \
-    fc_cvt_state_t state;                                                      \
-    fc_cvt_state_##SN(&state, lo, hi);                                         \
-    i = fc_cvt_vector_##NAME(x, po, n, &state);                                \
-    nan = fc_cvt_nan_##SN(&state)
-#else
-#define FC_VECTOR_BODY(NAME, SN) (void)0
-#endif
-#define FC_CONVERT_VECTOR(NAME, SN, S, DN, CVT, RANGE_OK)                      \
-    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK, FC_VECTOR_BODY(NAME, SN))
-/* float32 and float64 into a float8 with any bounds (src/fastclip/_dtypes.py
- * ANY_BOUNDS): BEYOND, a clipped value whose rounding (float64's to float32
- * first, as CVT's) leaves the format's codes, as the vector body's codes
- * note it (csrc/conversion_loops.h.in, the float8 loop); float64 into bfloat16: a
- * clipped value beyond float32's range, whose cast ml_dtypes may warn of
- * (csrc/convert_vector.h FC_BFLOAT16_FROM_DOUBLE) */
-#define FC_CONVERT_VECTOR_BEYOND(NAME, SN, S, DN, CVT, BEYOND)                 \
-    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, BEYOND, 1, FC_VECTOR_BODY(NAME, SN))
 
 /* float64 -> float32 with any bounds (src/fastclip/_dtypes.py ANY_BOUNDS):
  * bounds beyond the destination's finite range (the one-sided calls,
@@ -443,18 +322,6 @@ static inline npy_intp fc_double_float_flagged(npy_intp i, const double *x, floa
 #else
 #define fc_double_float_flagged(i, x, o, n, lo, hi, nan) (i)
 #endif
-#define FC_CONVERT_DOUBLE_FLOAT(NAME, SN, S)                                   \
-    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 0, 1,                            \
-        const int overflow_possible = !(fabs(lo) <= FLT_MAX && fabs(hi) <= FLT_MAX); \
-        if (overflow_possible) {                                               \
-            fc_overflow_seen();     /* clears an earlier operation's flag */   \
-        }                                                                      \
-        FC_VECTOR_BODY(NAME, SN);                                              \
-        i = fc_double_float_flagged(i, x, (float *)po, n, lo, hi, &nan);       \
-        i = fc_double_float_from(i, x, (float *)po, n, lo, hi, &nan);          \
-        if (overflow_possible && fc_overflow_seen()) {                         \
-            nan = 1;                                                           \
-        })
 
 /* long -> float32 (a pair of VECTOR_CONVERSIONS) where long is int64: the vector
  * layer's body where the build has one (AVX2; the AVX-512 layer leaves it to
@@ -476,16 +343,6 @@ static inline npy_intp fc_int64_float_in_int32(const npy_int64 *x, float *o, npy
     }
     return n;
 }
-#if defined(FC_HAVE_CONVERT_VECTOR)
-#define FC_CONVERT_LONG_FLOAT(NAME, SN, S)                                     \
-    FC_CONVERT_VECTOR(NAME, SN, S, float, (v), 1)
-#elif LONG_MAX > INT_MAX
-#define FC_CONVERT_LONG_FLOAT(NAME, SN, S)                                     \
-    FC_CONVERT_LOOP_BODY(NAME, S, float, (v), 0, 1,                            \
-        i = fc_int64_float_in_int32((const npy_int64 *)x, (float *)po, n, lo, hi))
-#else   /* a 32-bit long (Windows): int32 -> float32, which vectorises as it is */
-#define FC_CONVERT_LONG_FLOAT(NAME, SN, S) FC_CONVERT(NAME, S, float, (v), 1)
-#endif
 
 /* storing one converted element, by destination */
 #define FC_STORE_ubyte(po, i, v) (((npy_uint8 *)(po))[i] = (npy_uint8)(v))
@@ -504,39 +361,10 @@ static inline npy_intp fc_int64_float_in_int32(const npy_int64 *x, float *o, npy
  * converted by fc_floats_to_half */
 #define FC_CONVERT_BLOCK 256
 
-/* float64 into the 8- and 16-bit integers where no vector layer does it
- * (the baseline x86 build): GCC's SSE2 vectoriser left that loop scalar
- * (cvttsd2si an element, slower than np.clip; GCC 12 says "no vectype"
- * for the double loads beside the int
- * NaN flag, as for FC_CONVERT_DOUBLE_FLOAT). So each block is clipped and
- * truncated into int32 by SSE2's own instructions (maxpd, minpd: exactly
- * FC_CLIP, a NaN kept; cvttpd2dq; a NaN noted by cmpunordpd), then
- * narrowed by a loop GCC vectorises; the values are in range (the bounds
- * check). Elsewhere (a layer, or aarch64, whose GCC vectorises the one
- * loop) the pair's FC_CONVERT_VECTOR. */
-#if defined(FC_HAVE_CONVERT_VECTOR) || !(defined(__x86_64__) || defined(_M_X64))
-#define FC_CONVERT_DOUBLE_SMALL_INT FC_CONVERT_VECTOR
-#else
+/* float64 into the 8- and 16-bit integers in the baseline x86 build: SSE2's
+ * own clip and truncation (csrc/conversion_loops.h.in has the reason) */
+#if !defined(FC_HAVE_CONVERT_VECTOR) && (defined(__x86_64__) || defined(_M_X64))
 #include "simd/sse2.h"
-#define FC_CONVERT_DOUBLE_SMALL_INT(NAME, SN, S, DN, CVT, RANGE_OK)           \
-    static inline npy_intp fc_int32_blocks_##NAME(const double *x, char *po, npy_intp n, \
-                                                  double lo, double hi, int *nan) \
-    {                                                                          \
-        npy_int32 buf[FC_CONVERT_BLOCK];                                       \
-        __m128d nans = fc_sse2_no_nans();                                      \
-        npy_intp i = 0, whole = n - n % 2;                                     \
-        for (; i < whole; i += FC_CONVERT_BLOCK) {                             \
-            npy_intp m = whole - i < FC_CONVERT_BLOCK ? whole - i : FC_CONVERT_BLOCK; \
-            fc_sse2_clip_trunc_f64_s32(x + i, buf, m, lo, hi, &nans);          \
-            for (npy_intp j = 0; j < m; j++) {                                 \
-                FC_STORE_##DN(po, i + j, buf[j]);                              \
-            }                                                                  \
-        }                                                                      \
-        *nan |= fc_sse2_any_nan(nans);                                         \
-        return whole;                                                          \
-    }                                                                          \
-    FC_CONVERT_LOOP_BODY(NAME, S, DN, CVT, 0, RANGE_OK,                        \
-                         i = fc_int32_blocks_##NAME(x, po, n, lo, hi, &nan))
 #endif
 
 #include "convert_small_floats.h"     /* into and out of the small floats */

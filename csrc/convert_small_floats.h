@@ -28,7 +28,7 @@ static inline npy_uint16 fc_float_to_bfloat16(float f)
  * target (csrc/convert_vector.h's AVX2 and AVX-512 bodies are the same in
  * lanes); a subnormal float32 rounds to 0 either way, so a flush-to-zero
  * mode changes nothing. A value beyond the format's range (the bounds may
- * be any: FC_CONVERT_VECTOR_BEYOND) gets no code of the format
+ * be any: the loop's beyond test) gets no code of the format
  * (from 2**108 up magic's bits are a signaling NaN, whose sum raises the
  * invalid flag): the loop tests the value and hands such a call to NumPy,
  * whose ufunc clears the flags first. (Capping the magnitude here, as the
@@ -68,52 +68,6 @@ static inline void fc_floats_to_half(const float *buf, npy_uint16 *o, npy_intp m
     }
 }
 
-/* The float16 narrowings' bounds check and block loop, for a float32 or float64
- * source (S): clipped in S, each value made a float by TO_FLOAT (exact for
- * float32, rounded to odd for float64, below), then rounded to float16.
- * ANY_BOUNDS (src/fastclip/_dtypes.py's): any non-NaN bounds,
- * the one-sided calls among them. A clipped value beyond float16's largest
- * finite (65504), which NumPy's cast makes infinity with the overflow flag
- * or rounds down to 65504, is reported as a NaN is, one compare for both
- * (!(|v| <= 65504)), and the caller hands the call to NumPy; with bounds
- * inside the range only a NaN can be. */
-#define FC_ABS_float fabsf     /* by type: GCC vectorised the loop with these, */
-#define FC_ABS_double fabs     /* not with two compares (control flow, it said) */
-#define FC_HALF_NARROWING(SN, S, TO_FLOAT, ANY_BOUNDS)                           \
-    static int fc_in_range_##SN##_half(const void *plo, const void *phi)         \
-    {                                                                            \
-        S lo = *(const S *)plo, hi = *(const S *)phi;                            \
-        return lo == lo && hi == hi && ((ANY_BOUNDS) || (fabs((double)lo) <= 65504.0 && \
-                                                         fabs((double)hi) <= 65504.0)); \
-    }                                                                            \
-    static FC_CONVERT_LOOP int fc_half_blocks_##SN(const S *x, npy_uint16 *o, npy_intp n, \
-                                                   S lo, S hi)                   \
-    {                                                                            \
-        float buf[FC_CONVERT_BLOCK];                                             \
-        int nan = 0;                                                             \
-        for (npy_intp i = 0; i < n; i += FC_CONVERT_BLOCK) {                     \
-            npy_intp m = n - i < FC_CONVERT_BLOCK ? n - i : FC_CONVERT_BLOCK;    \
-            for (npy_intp j = 0; j < m; j++) {                                   \
-                S v = x[i + j];                                                  \
-                FC_CLIP(v, lo, hi);                                              \
-                nan |= !(FC_ABS_##SN(v) <= (S)65504.0);                          \
-                buf[j] = TO_FLOAT(v);                                            \
-            }                                                                    \
-            fc_floats_to_half(buf, o + i, m);                                    \
-        }                                                                        \
-        return nan;                                                              \
-    }
-
-#define FC_FLOAT_ITSELF(v) (v)
-FC_HALF_NARROWING(float, float, FC_FLOAT_ITSELF, 1)
-
-static FC_CONVERT_LOOP int fc_cvt_float_half(const char *px, char *po, npy_intp n, const void *plo,
-                                             const void *phi)
-{
-    return fc_half_blocks_float((const float *)px, (npy_uint16 *)po, n,
-                                *(const float *)plo, *(const float *)phi);
-}
-
 /* float64 -> float32 rounded to odd: truncated toward zero, with the last bit
  * set when the conversion was inexact. Rounding that float to float16 (11
  * bits, 24 >= 11 + 2) to nearest even then equals rounding the double to
@@ -134,46 +88,6 @@ static inline float fc_double_to_float_odd(double d)
     return f;
 }
 
-FC_HALF_NARROWING(double, double, fc_double_to_float_odd, 1)
-
-static FC_CONVERT_LOOP int fc_cvt_double_half(const char *px, char *po, npy_intp n, const void *plo,
-                              const void *phi)
-{
-    const double *x = (const double *)px;
-    npy_uint16 *o = (npy_uint16 *)po;
-    double lo = *(const double *)plo, hi = *(const double *)phi;
-    int nan = 0;
-    npy_intp start = 0;
-#if defined(FC_HAVE_CONVERT_VECTOR) && defined(FC_SIMD_STORE_HALF)
-    /* The same steps in the vector layer (GCC's vectorisation of the loop
-     * below is far slower): clipped (max(lo, v) is "v < lo ? lo : v"
-     * exactly, min(hi, v) "v > hi ? hi : v"), rounded to odd where the float
-     * is normal (below 2**-126 float16 is 0 either way), then to float16 by
-     * the conversion instruction. A NaN is noted by one compare of the two
-     * vectors as loaded; with a bound beyond float16's range (any bounds:
-     * ANY_BOUNDS) the clipped lanes are tested as the block loop tests its
-     * values, !(|v| <= 65504), a NaN's too (the branch is the same for the
-     * whole loop, which GCC's -O3 unswitches). */
-    const int beyond_possible = !(fabs(lo) <= 65504.0 && fabs(hi) <= 65504.0);
-    fc_v_f64 vlo = fc_set1_f64(lo), vhi = fc_set1_f64(hi);
-    fc_m_f64 nan_lanes = fc_isnan_f64(fc_set1_f64(0.0));
-    for (; start + FC_LANES_f32 <= n; start += FC_LANES_f32) {
-        fc_v_f64 a = fc_load_f64(x + start), b = fc_load_f64(x + start + FC_LANES_f64);
-        if (!beyond_possible) {
-            nan_lanes = fc_or_mask_f64(nan_lanes, fc_either_nan_f64(a, b));
-        }
-        a = fc_ltsel_f64(vhi, fc_gtsel_f64(vlo, a));
-        b = fc_ltsel_f64(vhi, fc_gtsel_f64(vlo, b));
-        if (beyond_possible) {
-            nan_lanes = fc_or_mask_f64(nan_lanes, fc_beyond_f64x2(a, b, 65504.0));
-        }
-        fc_store_half_f32(o + start, fc_odd_normal_f32_f64x2(a, b));
-    }
-    nan = fc_any_mask_f64(nan_lanes);
-#endif
-    return nan | fc_half_blocks_double(x + start, o + start, n - start, lo, hi);
-}
-
 /* float16 -> float32, exactly: each case computed and the right one kept by
  * bitwise selects, so that the vectoriser takes the loops that call it (with
  * branches GCC left them scalar) */
@@ -192,35 +106,6 @@ static inline float fc_half_to_float(npy_uint16 h)
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
-}
-
-static int fc_in_range_half_float(const void *plo, const void *phi)
-{
-    npy_uint16 lo = *(const npy_uint16 *)plo, hi = *(const npy_uint16 *)phi;
-    return (lo & 0x7fffu) <= 0x7c00u && (hi & 0x7fffu) <= 0x7c00u;   /* not NaN */
-}
-
-static FC_CONVERT_LOOP int fc_cvt_half_float(const char *px, char *po, npy_intp n, const void *plo,
-                             const void *phi)
-{
-    const npy_uint16 *x = (const npy_uint16 *)px;
-    float *o = (float *)po;
-    float lo = fc_half_to_float(*(const npy_uint16 *)plo);
-    float hi = fc_half_to_float(*(const npy_uint16 *)phi);
-    int nan = 0;
-    npy_intp i = 0;
-#if FC_HAVE_F16C
-    for (; i + 8 <= n; i += 8) {
-        nan |= fc_f16c_half_to_floats_clipped(x + i, o + i, lo, hi);
-    }
-#endif
-    for (; i < n; i++) {
-        float v = fc_half_to_float(x[i]);
-        nan |= v != v;
-        FC_CLIP(v, lo, hi);
-        o[i] = v;
-    }
-    return nan != 0;
 }
 
 #endif  /* FASTCLIP_CONVERT_SMALL_FLOATS_H */

@@ -1,6 +1,6 @@
 /* The fused clip-and-convert loops' vector parts (csrc/convert.h), written
  * once against the vector layer (csrc/simd/): the groups, the packs and a
- * call's state that csrc/conversion_loops.h.in's loops are written over, one
+ * call's state that csrc/conversion_vectors.h.in's loops are written over, one
  * loop a shape of src/fastclip/_dtypes.py's VECTOR_CONVERSIONS (float32,
  * float64 and int64 sources into 8- and 16-bit integers, int64 into int32,
  * float32 and float64 (bounds within int32), 8- and 16-bit integers into
@@ -187,7 +187,7 @@ static inline fc_v_u32 fc_group_s16_s32(const int16_t *x, fc_cvt_state_t *s)
 }
 #endif
 
-/* the truncating loops' block (csrc/conversion_loops.h.in), in elements: a
+/* the truncating loops' block (csrc/conversion_vectors.h.in), in elements: a
  * multiple of every step */
 #define FC_CVT_BLOCK 2048
 

@@ -26,7 +26,7 @@
  * it), an infinity or a magnitude beyond 2**20 is first made 2**20 (a's
  * integer min with 2**20's bits), whose code (0xd8 in e4m3fn, 0x8c in
  * e5m2) saturates to 0x7f in the packs, the mark the float8 loop
- * (csrc/conversion_loops.h.in) looks for (with infinity's bits in the min,
+ * (csrc/conversion_vectors.h.in) looks for (with infinity's bits in the min,
  * the clamp placed ahead of the bounds, a magnitude of 2**108 made magic a
  * signaling NaN). A subnormal float32 rounds to 0 either way, so a
  * flush-to-zero mode changes nothing. The group returns w times the

@@ -85,7 +85,7 @@ FC_CVT_STATE_SMALL_INT(short, int16_t)
 #define fc_cvt_nan_short fc_cvt_nan_longlong
 
 /* long is int64 where it is 64 bits wide (not on Windows): then its state
- * is longlong's (and its vector bodies int64's, csrc/conversion_loops.h.in),
+ * is longlong's (and its vector bodies int64's, csrc/conversion_vectors.h.in),
  * else none (the scalar loop does it all) */
 #if LONG_MAX == INT64_MAX
 #define fc_cvt_state_long fc_cvt_state_longlong

@@ -33,7 +33,7 @@ static inline void fc_clear_fpstatus(void)
 
 /* Whether the overflow flag is raised, which it then clears (a flag left
  * would be reported by a later ufunc of NumPy's, and in a helper thread by
- * its next call's test): csrc/convert.h, FC_CONVERT_DOUBLE_FLOAT. */
+ * its next call's test): csrc/convert.h, fc_double_float_from. */
 static inline int fc_overflow_seen(void)
 {
     if (fetestexcept(FE_OVERFLOW)) {

@@ -10,10 +10,12 @@
  * meeting one (its quiet bit clear, a payload left) and the caller hands the
  * call to the ufunc, which reports it as NumPy does.
  *
- * Each loop: fc_widen_<source>_<wide>(x, out, n, &lo, &hi), n elements, both
- * contiguous, the bounds of the wide type; nonzero: a signaling NaN met. The
- * signature of csrc/convert.h's loops, so they share its table and threads.
- * Compiled into each SIMD build (src/fastclip/_kernels.pyx.in). */
+ * Each loop: fc_cvt_widen_<source>_<wide>(x, out, n, &lo, &hi), n
+ * elements, both contiguous, the bounds of the wide type; nonzero: a
+ * signaling NaN met. The signature of csrc/convert.h's loops, so they share
+ * its table and threads. Written by csrc/conversion_loops.h.in; here, the
+ * casts and signaling tests they call. Compiled into each SIMD build
+ * (src/fastclip/_kernels.pyx.in). */
 #ifndef FASTCLIP_WIDEN_H
 #define FASTCLIP_WIDEN_H
 
@@ -48,50 +50,5 @@ static inline int fc_signaling_bfloat16(npy_uint16 h)
 {
     return (h & 0x7fc0u) == 0x7f80u && (h & 0x003fu) != 0;
 }
-
-/* the loop: each element cast into W, clipped there, stored as D (W
- * itself, or a third type by C's cast) */
-#define FC_WIDEN_LOOP(NAME, S, W, D, CAST, SIGNALING)                          \
-    static FC_CONVERT_LOOP int fc_cvt_##NAME(const char *px, char *po, npy_intp n, \
-                                             const void *plo, const void *phi) \
-    {                                                                          \
-        const S *xs = (const S *)px;                                           \
-        D *o = (D *)po;                                                        \
-        W lo = *(const W *)plo, hi = *(const W *)phi;                          \
-        int signaling = 0;                                                     \
-        for (npy_intp i = 0; i < n; i++) {                                     \
-            S x = xs[i];                                                       \
-            signaling |= SIGNALING;                                            \
-            W v = CAST;                                                        \
-            FC_CLIP(v, lo, hi);                                                \
-            o[i] = (D)v;                                                       \
-        }                                                                      \
-        return signaling;                                                      \
-    }
-
-#define FC_WIDEN(SN, S, WN, W, CAST, SIGNALING)                                \
-    static int fc_in_range_widen_##SN##_##WN(const void *plo, const void *phi) \
-    {                                                                          \
-        (void)plo; (void)phi;                                                  \
-        return 1;                                                              \
-    }                                                                          \
-    FC_WIDEN_LOOP(widen_##SN##_##WN, S, W, W, CAST, SIGNALING)
-
-/* A widening whose result goes on into a third type DN by C's cast (float64
- * -> float32, to nearest even as NumPy's cast): fc_chain_range's two loops
- * (csrc/convert.h) in one, for the triples of WIDENINGS_INTO
- * (src/fastclip/_dtypes.py), whose D is float32. Integer sources only: no
- * signaling NaN comes in, and no value float32 cannot hold (at most 2**64);
- * but a finite bound beyond float32's range overflows there (int32 x with
- * a_min=1e300: every element is 1e300), which this loop does not test for
- * (FC_CONVERT_DOUBLE_FLOAT does): such bounds take the chain. */
-#define FC_WIDEN_INTO(SN, S, WN, W, DN, D, CAST)                               \
-    static int fc_in_range_widen_##SN##_##WN##_##DN(const void *plo, const void *phi) \
-    {                                                                          \
-        W lo = *(const W *)plo, hi = *(const W *)phi;                          \
-        return fc_in_range_##WN##_##DN(plo, phi)                               \
-               && (fabs(lo) <= FLT_MAX || isinf(lo)) && (fabs(hi) <= FLT_MAX || isinf(hi)); \
-    }                                                                          \
-    FC_WIDEN_LOOP(widen_##SN##_##WN##_##DN, S, W, D, CAST, 0)
 
 #endif

@@ -212,7 +212,7 @@ def line_offset_out(n, dst, offset):
                          ids=[f"{s}->{d}" for s, d in MASKED_CONVERSIONS])
 def test_where_loops_of_their_own_at_every_offset(src, dst):
     """The pairs whose where= loop stores straight into out
-    (csrc/convert.h FC_CONVERT_MASKED_*): out at every offset of its items
+    (fc_cvtm_<pair>, csrc/conversion_loops.h.in): out at every offset of its items
     from a cache line (the loop does its head apart where it is long) and
     lengths about its vectors, against NumPy; float32 sources with a NaN
     in the head, the vectors and the tail, set and clear under the mask."""
@@ -326,7 +326,7 @@ def test_underflow_of_a_widened_loop_is_reported_as_numpys(dst):
 def test_one_nan_anywhere_is_seen(src, dst):
     """One NaN, at every position of two of the widest vector steps (64
     elements at AVX-512) and a NaN-free tail: the vector bodies note a NaN
-    from what they make of it (csrc/conversion_loops.h.in), not from the tail's
+    from what they make of it (csrc/conversion_vectors.h.in), not from the tail's
     test, so each position must send the call NumPy's way."""
     rng = np.random.default_rng(14)
     clean = (rng.normal(size=128 + 7) * 50).astype(src)
@@ -348,7 +348,7 @@ def test_one_nan_anywhere_is_seen(src, dst):
                          ids=[i for i, p in zip(IDS, PAIRS) if p[0].kind == "f"])
 def test_one_extreme_value_in_any_block(src, dst):
     """float32 into integers truncates first and clips after, by blocks
-    (csrc/conversion_loops.h.in, FC_CVT_BLOCK elements); a block with a value
+    (csrc/conversion_vectors.h.in, FC_CVT_BLOCK elements); a block with a value
     whose truncation is INT32_MIN (an infinity, a value beyond int32, a NaN)
     is done again clipping first. One such value at the start, the middle or
     the end of a block other than the first, among values beyond the
@@ -449,7 +449,7 @@ def test_overflow_is_reported_as_numpys(lo, hi):
     """float64 -> float32 with bounds beyond float32's range (the one-sided
     calls) is fused (ANY_BOUNDS): a finite value the cast makes infinite sets
     the overflow flag, by which NumPy warns or raises; the loop reads it and
-    hands the call to NumPy (csrc/convert.h, FC_CONVERT_DOUBLE_FLOAT). One such
+    hands the call to NumPy (csrc/convert.h, fc_double_float_from). One such
     value first, in the middle or last, of a short call and a long one (whose
     vector body ends before its scalar tail), of either sign; the values
     that round down to float32's largest, and infinity, do not overflow."""

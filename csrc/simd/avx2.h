@@ -266,10 +266,10 @@ static inline void fc_vi_maskstore(int w, void *p, fc_vi m, fc_vi v)
     }
 }
 
-/* ---- where= into an out as wide as x or wider (csrc/convert.h
- * FC_CONVERT_MASKED): the where= bytes of FC_LANES_f32 elements as a mask of
- * float32's lanes, and stores of 32-bit lanes under it, into 32-bit items or
- * widened into doubles. vpmaskmovd/q's store is slow on AMD whatever the mask
+/* ---- where= into an out as wide as x or wider (the where= conversion
+ * loops, csrc/conversion_loops.h.in): the where= bytes of FC_LANES_f32
+ * elements as a mask of float32's lanes, and stores of 32-bit lanes under
+ * it, into 32-bit items or widened into doubles. vpmaskmovd/q's store is slow on AMD whatever the mask
  * (csrc/masked.h), so a mask all set (for a double store, both halves') goes
  * out by plain stores, as fc_blend_vector does. ---- */
 #define FC_SIMD_MASKED_CONVERT 1

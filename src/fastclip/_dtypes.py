@@ -106,8 +106,8 @@ WIDENINGS = [
 # into float32 out= (a uint8 image with Python float bounds: NumPy clips in
 # float64, then casts), where the chain of the widening loop and the float64
 # -> float32 conversion through an L1 buffer (csrc/convert.h) cost a round
-# trip through it: (source row, the loop's row, out's row), csrc/widen.h
-# FC_WIDEN_INTO.
+# trip through it: (source row, the loop's row, out's row),
+# csrc/conversion_loops.h.in.
 WIDENINGS_INTO = [(src, "double", "float") for src in (
     "byte", "ubyte", "short", "ushort", "int", "uint", "long", "ulong", "longlong", "ulonglong")]
 
@@ -143,7 +143,7 @@ def conversion_loop_name(src, dst, rounding):
 # The pairs whose fused loop starts with a vector body (GCC's vectoriser
 # leaves their narrowing packs and float8 rounding several times slower at
 # AVX2, and slower at AVX-512 for float sources too), and the shape of that
-# body: csrc/conversion_loops.h.in writes each shape's loop once, over
+# body: csrc/conversion_vectors.h.in writes each shape's loop once, over
 # csrc/convert_vector.h's groups and packs, for each pair where the build's
 # vector layer has that shape (the others
 # leave the pair to the scalar loop and GCC's vectoriser: csrc/simd/avx512.h,
@@ -178,10 +178,10 @@ VECTOR_CONVERSIONS = {
 #:   bounds within int32, csrc/convert_vector.h bounds_fit_s32, the scalar
 #:   loop the rest); int64 into 8 and 16 bits likewise, whose vector body
 #:   clips in 64 bits and keeps the low bits where a bound lies beyond the
-#:   destination (csrc/conversion_loops.h.in, int64_narrow). float32 and float64 into
+#:   destination (csrc/conversion_vectors.h.in, int64_narrow). float32 and float64 into
 #:   integers are not here: C's cast of a value beyond the range is undefined.
 #: - float64 -> float32, whose C cast overflows to infinity as NumPy's does,
-#:   the loop reporting the overflow flag (csrc/convert.h FC_CONVERT_DOUBLE_FLOAT);
+#:   the loop reporting the overflow flag (csrc/convert.h fc_double_float_from);
 #:   float32 and float64 -> float16, whose loop hands NumPy a value beyond
 #:   float16's range (csrc/convert.h FC_HALF_NARROWING, its ANY_BOUNDS
 #:   argument, and fc_cvt_double_half's vector body);
@@ -224,7 +224,10 @@ assert set(MASKED_CONVERSIONS) <= set(CONVERSIONS)
 assert set(VECTOR_CONVERSIONS) <= set(CONVERSIONS)
 assert set(VECTOR_CONVERSIONS.values()) <= {"truncate", "int64_narrow", "int64_lanes", "small_int_lanes",
                                             "float8", "bfloat16_from_double", "own"}, \
-    "a shape csrc/conversion_loops.h.in does not write"
+    "a shape csrc/conversion_vectors.h.in does not write"
+# csrc/conversion_loops.h.in writes these three float16 loops by name
+assert {(s, d) for s, d in CONVERSIONS if "half" in (s, d)} == {
+    ("float", "half"), ("double", "half"), ("half", "float")}
 # the template writes these destinations' loops for any bounds alone
 assert all((s, d) in ANY_BOUNDS for s, d in CONVERSIONS if d in ("bfloat16", *FLOAT8))
 
