@@ -21,7 +21,7 @@ PAIRS_FULL = [(src, dst) for src in ("float", "half")
               for dst in ("byte", "ubyte", "float8_e4m3fn")]
 PAIRS_QUICK = [("float", "byte"), ("float", "float8_e4m3fn")]
 #: the contenders' columns, after fastclip
-PEERS = ("numpy tool", "onnx.reference", "onnxruntime", "torch")
+PEERS = ("numpy tool", "onnx.reference", "onnxruntime", "onnxruntime no spin", "torch")
 
 
 def _shape(n, per_axis):
@@ -71,9 +71,11 @@ def _onnx_reference(peers, x, scale, zero):
     return run
 
 
-def _onnxruntime(peers, x, scale, zero, threads=1):
+def _onnxruntime(peers, x, scale, zero, threads=1, spin=True):
     """A session of one QuantizeLinear node (opset 21; scale and zero point
-    initializers), intra_op_num_threads=threads (0: its default, all)."""
+    initializers), intra_op_num_threads=threads (0: its default, all);
+    spin=False: its threads sleep after a run (allow_spinning 0) where by
+    default they spin on the cores the next call needs."""
     if peers.onnxruntime is None or peers.onnx is None:
         return None
     from onnx import helper, numpy_helper
@@ -87,6 +89,8 @@ def _onnxruntime(peers, x, scale, zero, threads=1):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
+    if not spin:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(model.SerializeToString(), options,
                                    providers=["CPUExecutionProvider"])
     feed = {"x": x}
@@ -142,9 +146,10 @@ def all_threads_case(peers):
     out = np.empty(x.shape, np.int8)
     f = lambda: fastclip.quantize(x, scale, zero, out=out)   # noqa: E731
     funcs = {"fastclip": with_threads(every, f), "fastclip 1 thread": with_threads(1, f)}
-    ort = _onnxruntime(peers, x, scale, zero, threads=0)
-    if ort is not None:
-        funcs["onnxruntime"] = ort
+    for name, spin in (("onnxruntime", True), ("onnxruntime no spin", False)):
+        ort = _onnxruntime(peers, x, scale, zero, threads=0, spin=spin)
+        if ort is not None:
+            funcs[name] = ort
     return f"float32->int8 per tensor, all {every} threads", 2**24, funcs
 
 
@@ -179,4 +184,7 @@ def table(report, table_class, time_text, x_text):
         "vs copyto: fastclip's time over a copy of as many bytes as the call moves (x read, "
         "the result written); a peer's column: its time over fastclip's. numpy tool: "
         "onnxruntime's quantize_nparray expression; onnxruntime: a session of one "
-        "QuantizeLinear node; torch: quantize_per_tensor/per_channel + int_repr.")
+        "QuantizeLinear node; onnxruntime no spin: the same on all threads with "
+        "session.intra_op.allow_spinning 0 (by default its threads spin after a run, on the "
+        "cores the next call in the interleaved rounds needs); torch: "
+        "quantize_per_tensor/per_channel + int_repr.")
