@@ -44,7 +44,7 @@ TARGETS = bu.chosen_targets(os.environ, bu.simd_targets("gcc", ARCH))
 # what the templates read of the dtype table
 TEMPLATE_NAMES = ("DTYPES", "LARGEST_BITS", "FLOAT8", "INT_RANGE", "INT_WIDTHS", "ANY_BOUNDS",
                   "VECTOR_CONVERSIONS", "MASKED_CONVERSIONS", "WIDENINGS", "WIDENINGS_INTO",
-                  "conversion_loops", "conversion_loop_name", "float8_kept_limit")
+                  "conversion_loops", "conversion_loop_name", "float8_kept_limit", "loop_constants")
 
 
 def render(template, target, out):
@@ -86,7 +86,10 @@ def extensions():
     render(os.path.join("csrc", "conversion_loops.h.in"), None, conversions)
     common["depends"] += [vectors, conversions]
     # the typed loops, a block a row of the table, which every kernel module
-    # includes
+    # includes: their Cython and their C
+    typed = os.path.join(PKG, "_typed_loops.h")
+    render(os.path.join("csrc", "typed_loops.h.in"), None, typed)
+    common["depends"].append(typed)
     render(os.path.join(PKG, "_kernel_loops.pxi.in"), None, os.path.join(PKG, "_kernel_loops.pxi"))
     exts = []
     template = os.path.join(PKG, "_kernels.pyx.in")

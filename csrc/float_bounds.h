@@ -7,7 +7,7 @@
  * blends (AVX-512: masked moves); on NEON compares and bsl. The tail is one
  * partial load and store.
  *
- * Why not the C of csrc/typed_loops.h's fc_element_<name>, which GCC
+ * Why not the C of csrc/typed_loops.h.in's fc_element_<name>, which GCC
  * vectorises too: it joins the four selects into one chain of mask logic, 22
  * instructions a vector at AVX-512 and more at AVX2.
  *

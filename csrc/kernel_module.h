@@ -56,6 +56,4 @@ static inline signed char fc_order_key8(unsigned char bits)
 #define FC_WIDE
 #endif
 
-#include "typed_loops.h"
-
 #endif

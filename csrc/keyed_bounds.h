@@ -15,7 +15,7 @@
  *     keep x = (key(x) > key(lo) & ~nan lo) | nan x
  *     keep t = (key(hi) > key(t) & ~nan hi) | nan t
  *
- * which is csrc/typed_loops.h's fc_element_<name> (NaN from x,
+ * which is csrc/typed_loops.h.in's fc_element_<name> (NaN from x,
  * then lo, then hi; the output is always the bits of x, lo or hi). t's key
  * and NaN mask are selected with t, not computed again: at AVX2, 25
  * instructions a vector of 16, three of them blends.

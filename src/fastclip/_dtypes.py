@@ -135,6 +135,42 @@ def conversion_loops():
     return loops
 
 
+LoopConstants = namedtuple(
+    "LoopConstants", "name T kind keyed lane_kind largest ge le strided_pair bits K SK key_of order_of "
+    "sign_bit magnitude_bits neg_inf_key neg_zero_key pos_zero_key pos_inf_key")
+
+
+def loop_constants(row):
+    """What the typed loops of a row are written with, in both templates
+    (src/fastclip/_kernel_loops.pxi.in, csrc/typed_loops.h.in): its name,
+    C type and kind; keyed (the 16- and 8-bit floats, compared through
+    order keys); the lane kind of the generic vector clip (csrc/simd/simd.h);
+    the largest non-NaN magnitude's bits; the per-element compares (float16
+    keeps x on a tie, see the per-element loops' docstring); strided_pair
+    (x and out both strided, scalar bounds: clipped where they are, no
+    buffer, for the 4- and 8-byte int and IEEE float rows); and for a keyed
+    row its key width and types, and the unsigned order keys of -largest,
+    -0, +0, +largest (as hex literals)."""
+    name, T, kind = row.name, row.c_type, row.kind
+    keyed = kind in ("half", "bfloat16", "float8")
+    lane_kind = ("FC_LANE_FLOAT" if kind == "float" else "FC_LANE_UNSIGNED" if T.startswith("unsigned")
+                 else "FC_LANE_SIGNED")
+    largest = LARGEST_BITS.get(name)
+    ge, le = (">=", "<=") if kind == "half" else (">", "<")
+    strided_pair = not keyed and T not in ("signed char", "unsigned char", "short", "unsigned short")
+    keys = (None,) * 11
+    if keyed:
+        bits = 8 if kind == "float8" else 16
+        K, SK = ("unsigned char", "signed char") if bits == 8 else ("unsigned short", "short")
+        key_of, order_of = ("unsigned_key8", "order_key8") if bits == 8 else ("unsigned_key", "order_key")
+        sign_bit, magnitude_bits = hex(1 << (bits - 1)), hex((1 << (bits - 1)) - 1)
+        neg_inf_key = hex(int(magnitude_bits, 16) ^ largest)
+        pos_inf_key = hex(int(sign_bit, 16) | largest)
+        keys = (bits, K, SK, key_of, order_of, sign_bit, magnitude_bits, neg_inf_key,
+                magnitude_bits, sign_bit, pos_inf_key)
+    return LoopConstants(name, T, kind, keyed, lane_kind, largest, ge, le, strided_pair, *keys)
+
+
 def conversion_loop_name(src, dst, rounding):
     """The C name's suffix of a fused loop: fc_cvt_<this>, fc_in_range_<this>."""
     return f"{src}_{dst}" if rounding is None else f"{src}_{dst}_{rounding}"
