@@ -44,7 +44,8 @@ TARGETS = bu.chosen_targets(os.environ, bu.simd_targets("gcc", ARCH))
 # what the templates read of the dtype table
 TEMPLATE_NAMES = ("DTYPES", "LARGEST_BITS", "FLOAT8", "INT_RANGE", "INT_WIDTHS", "ANY_BOUNDS",
                   "VECTOR_CONVERSIONS", "MASKED_CONVERSIONS", "WIDENINGS", "WIDENINGS_INTO",
-                  "conversion_loops", "conversion_loop_name", "float8_kept_limit", "loop_constants")
+                  "conversion_loops", "conversion_loop_name", "float8_kept_limit", "loop_constants",
+                  "ML_ROUNDINGS")
 
 
 def render(template, target, out):

@@ -59,7 +59,8 @@ static inline fc_v_f64 fc_clip_group_f64(const double *x, fc_v_f64 lo, fc_v_f64 
  * lanes' running minimum (least) has it if one was met; a NaN's float8
  * code is 0x7f, which no clipped value's is (finite bounds), so the
  * running byte max of the codes (codes_seen) is 0x7f if one was met (see
- * FC_FLOAT8_GROUP). float64 -> float32 keeps a compare (nan64). */
+ * the float8 groups, csrc/conversion_vectors.h.in). float64 -> float32
+ * keeps a compare (nan64). */
 typedef struct {
     fc_v_f32 lo32, hi32;
     fc_v_f64 lo64, hi64;
@@ -146,7 +147,7 @@ FC_GROUP_S64_LOW(low16_both, 0xffffu, 3)
 #include "convert_vector_small_floats.h"   /* float8 and bfloat16 groups */
 
 /* AVX2 has 16 vector registers: GCC interleaved a step's four groups and
- * spilled (the float32 -> float8 loop of the time, before FC_FLOAT8_GROUP's
+ * spilled (the float32 -> float8 loop of the time, before the float8 groups'
  * multiply-add: 89 instructions, 17 of them stack accesses; computed one
  * after another: 78 and 2). Each group's result is made to exist before the
  * next group's loads (GCC and clang; the wider register files of AVX-512 and

@@ -116,8 +116,8 @@ def payload_nans(dtype):
     """Quiet NaNs of a float dtype (either sign) with payloads in the bits a
     float32 keeps (a float64's top 23 significand bits): some set the low
     half of a float8 loop's float32 sum to what, were the NaN not made
-    infinity first, would read as a float8 code (csrc/convert_vector.h,
-    FC_FLOAT8_GROUP); all payload bits set too."""
+    infinity first, would read as a float8 code (csrc/conversion_vectors.h.in,
+    fc_float8_rounded_<format>); all payload bits set too."""
     u = np.dtype(f"u{dtype.itemsize}")
     q = int(np.array(np.nan, dtype).view(u))
     keep = 29 if dtype.itemsize == 8 else 0      # float64 -> float32 keeps the top bits

@@ -52,7 +52,9 @@ DTYPES = [
     DType("float8_e5m2",   "unsigned char",  None, "float8"),
 ]
 
-# float8 formats: (exponent bits, mantissa bits, exponent bias, largest finite value)
+# float8 formats: (exponent bits, mantissa bits, exponent bias, largest finite
+# value); csrc/conversion_vectors.h.in writes each format's vector groups
+# from them
 FLOAT8 = {"float8_e4m3fn": (4, 3, 7, 448.0), "float8_e5m2": (5, 2, 15, 57344.0)}
 
 # Clip and convert in one pass: (source row, destination row). Each pair is a
