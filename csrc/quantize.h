@@ -208,7 +208,7 @@ static void fc_q_run_half(const fc_quantize_job_t *j, int step, const char *x, n
         const float *s = scale + (step ? b : 0), *z = zero + (step ? b : 0);
         char *o = out + b * j->dst_size;
         for (; k + 8 <= n; k += 8) {
-            _mm256_storeu_ps(q + k, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + k))));
+            fc_f16c_half_to_floats(h + k, q + k);
         }
         for (; k < n; k++) {
             q[k] = fc_half_to_float(h[k]);
@@ -229,9 +229,7 @@ static void fc_q_run_half(const fc_quantize_job_t *j, int step, const char *x, n
             }
         }
         for (k = 0; k + 8 <= n; k += 8) {
-            __m128i r = _mm256_cvtps_ph(_mm256_loadu_ps(q + k),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            _mm256_storeu_ps(q + k, _mm256_cvtph_ps(r));
+            fc_f16c_round_floats_to_half(q + k);
         }
         for (; k < n; k++) {
             q[k] = fc_round_to_half(q[k]);

@@ -27,6 +27,20 @@ static inline int fc_f16c_half_to_floats_clipped(const npy_uint16 *x, float *o, 
     _mm256_storeu_ps(o, v);
     return nan;
 }
+/* 8 float16 -> float, exactly */
+static inline void fc_f16c_half_to_floats(const npy_uint16 *x, float *o)
+{
+    _mm256_storeu_ps(o, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x)));
+}
+
+/* 8 floats rounded to float16 and back, in place: to nearest even, beyond
+ * float16's range to infinity, a NaN kept */
+static inline void fc_f16c_round_floats_to_half(float *q)
+{
+    __m128i r = _mm256_cvtps_ph(_mm256_loadu_ps(q),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm256_storeu_ps(q, _mm256_cvtph_ps(r));
+}
 #else
 #define FC_HAVE_F16C 0
 #endif
