@@ -105,14 +105,19 @@ cdef _q_refuse_scale(ndarray s32):
         raise ValueError(f"scale must be finite and nonzero: {v[first]} ({bad} of {n} scales)")
 
 
-cdef float _q_bits_to_float(int src, unsigned int bits) noexcept:
-    """A value of x's dtype, from its bits (the low 2 or 4 bytes, as
-    _double_to_c stores them), as a float32."""
-    cdef unsigned int e, m
+cdef float _q_bits_to_float(int src, const void *p) noexcept:
+    """A value of x's dtype, as _double_to_c stored it at p, as a float32."""
+    cdef unsigned short h
+    cdef unsigned int bits, e, m
     cdef float f
+    if src != FC_Q_BFLOAT16 and src != FC_Q_HALF:
+        memcpy(&f, p, 4)
+        return f
+    memcpy(&h, p, 2)
+    bits = h
     if src == FC_Q_BFLOAT16:
-        bits = (bits & 0xffff) << 16
-    elif src == FC_Q_HALF:
+        bits = bits << 16
+    else:
         e = (bits >> 10) & 0x1f
         m = bits & 0x3ff
         if e == 0x1f:
@@ -132,7 +137,7 @@ cdef object _quantize_one_scale(object x, object scale, object zero_point, objec
     route then decides it, refusals included)."""
     cdef ndarray xa, res
     cdef float s, z = 0
-    cdef unsigned int bits = 0
+    cdef unsigned long long bits = 0     # room for any row's value (_double_to_c)
     cdef fc_quantize_job_t job
     if type(x) is not ndarray:
         return NotImplemented
@@ -145,7 +150,7 @@ cdef object _quantize_one_scale(object x, object scale, object zero_point, objec
     if type(scale) is float:             # NumPy's weak scalar: rounded to x's dtype
         if not _double_to_c(_row_of(xa.descr), PyFloat_AS_DOUBLE(scale), &bits):
             return NotImplemented
-        s = _q_bits_to_float(src, bits)
+        s = _q_bits_to_float(src, &bits)
     elif type(scale) is xa.dtype.type or (type(scale) is ndarray
                                           and cnp.PyArray_NDIM(<ndarray>scale) == 0
                                           and (<ndarray>scale).descr == xa.descr):
