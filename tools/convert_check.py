@@ -8,7 +8,7 @@ value is converted rather than clipped; NaN patterns are counted apart (the
 fused loop hands a call with a NaN to NumPy, which tests/test_convert.py
 checks). Prints, per pair, the patterns compared and the mismatches; exits 1
 on any mismatch. All 2**32 patterns take minutes per pair; CI runs a sampled
-part (tests/test_convert.py::test_sampled_float32_patterns).
+part (tests/test_convert_rounding.py::test_sampled_float32_patterns).
 """
 
 import argparse

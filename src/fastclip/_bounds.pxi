@@ -353,7 +353,7 @@ cdef bint _no_zero_or_nan(int row, ndarray b) noexcept:
     infinities, lo > hi, x of NaNs with payloads and signed zeros, on NumPy
     2.1.3 and 2.4.6: np.clip equal bit for bit to its per-element loop and to
     its scalar-bound loop row by row. The 16- and 8-bit floats are read by
-    their bits (tests/test_calls.py,
+    their bits (tests/test_array_bounds.py,
     test_repeating_bounds_without_zero_or_nan_small_floats)."""
     cdef npy_intp k, n = cnp.PyArray_SIZE(b)
     cdef char *p = <char *>cnp.PyArray_DATA(b)
