@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <numpy/npy_common.h>
+#include "clip_rule.h"
 #include "float16.h"
 #include "convert_vector.h"
 #include "fpstatus.h"
@@ -260,9 +261,6 @@ static inline double fc_uint64_to_double(npy_uint64 u) { return (double)u; }
 static inline double fc_int64_to_double(npy_int64 v) { return (double)v; }
 #endif
 
-/* the scalar-bounds clip step of src/fastclip/_kernel_loops.pxi.in (and NumPy's loop):
- * a tie keeps x, so -0.0 stays -0.0 against a bound of +0.0 */
-#define FC_CLIP(v, lo, hi) do { v = v < lo ? lo : v; v = v > hi ? hi : v; } while (0)
 
 
 /* float64 -> float32 with any bounds (src/fastclip/_dtypes.py ANY_BOUNDS):
