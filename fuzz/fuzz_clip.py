@@ -92,6 +92,38 @@ def make_bound(b):
     return arr[()] if b[0] == "npscalar" else arr
 
 
+def call(clip, a_spec, a_form, lo_r, hi_r, out_kind, out_dtype, kwargs, where, keywords):
+    """One call of `clip` as TestOneInput drew it, on arrays built afresh: its
+    result, its out and its a."""
+    a = build(a_spec)
+    if a_form != "array":
+        first = a.reshape(-1)[:1].copy()
+        a = first if a_form == "one" else first.reshape(())
+        if a_form == "npscalar":
+            a = a[()]
+    lo, hi = make_bound(lo_r), make_bound(hi_r)
+    kw = dict(kwargs)
+    shape = np.shape(a)
+    if out_kind == "fresh":
+        kw["out"] = np.zeros(shape, np.asarray(a).dtype.newbyteorder("="))
+    elif out_kind == "other":
+        kw["out"] = np.zeros(shape, out_dtype)
+    elif out_kind == "inplace" and isinstance(a, np.ndarray):
+        kw["out"] = a
+    if "out" in kw and where is not None:
+        if where in ("mask", "row"):
+            n = int(np.prod(shape, dtype=np.int64))
+            mask = (np.arange(n) % 3 != 1).reshape(shape)
+            kw["where"] = mask[..., :1] if where == "row" and shape and shape[-1] else mask
+        else:
+            kw["where"] = where
+    if keywords and clip is not np._core.umath.clip and clip is not fastclip.clip_ufunc:
+        r = clip(a, min=lo, max=hi, **kw)
+    else:
+        r = clip(a, lo, hi, **kw)
+    return r, kw.get("out"), a
+
+
 def TestOneInput(data):
     src = Source(data)
     a_spec = array_spec(src)
@@ -119,33 +151,7 @@ def TestOneInput(data):
     errors = src.pick([None, None, None, "warn", "raise"])
 
     def run(clip):
-        a = build(a_spec)
-        if a_form != "array":
-            first = a.reshape(-1)[:1].copy()
-            a = first if a_form == "one" else first.reshape(())
-            if a_form == "npscalar":
-                a = a[()]
-        lo, hi = make_bound(lo_r), make_bound(hi_r)
-        kw = dict(kwargs)
-        shape = np.shape(a)
-        if out_kind == "fresh":
-            kw["out"] = np.zeros(shape, np.asarray(a).dtype.newbyteorder("="))
-        elif out_kind == "other":
-            kw["out"] = np.zeros(shape, out_dtype)
-        elif out_kind == "inplace" and isinstance(a, np.ndarray):
-            kw["out"] = a
-        if "out" in kw and where is not None:
-            if where in ("mask", "row"):
-                n = int(np.prod(shape, dtype=np.int64))
-                mask = (np.arange(n) % 3 != 1).reshape(shape)
-                kw["where"] = mask[..., :1] if where == "row" and shape and shape[-1] else mask
-            else:
-                kw["where"] = where
-        if keywords and clip is not np._core.umath.clip and clip is not fastclip.clip_ufunc:
-            r = clip(a, min=lo, max=hi, **kw)
-        else:
-            r = clip(a, lo, hi, **kw)
-        return r, kw.get("out"), a
+        return call(clip, a_spec, a_form, lo_r, hi_r, out_kind, out_dtype, kwargs, where, keywords)
 
     own_dtype_rule = (is_ml_float(own) and not use_ufunc and a_form != "npscalar"
                       and "dtype" not in kwargs

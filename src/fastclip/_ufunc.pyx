@@ -36,7 +36,8 @@ from numpy cimport npy_intp, ndarray
 from fastclip._shared cimport (fc_convert_api_t, fc_loop_t, fc_masked_t, fc_quantize_api_t,
                               fc_quantize_job_t, fc_rows_t, fc_span_t)
 from fastclip._shared cimport (FC_Q_FLOAT, FC_Q_HALF, FC_Q_BFLOAT16, FC_Q_INT8, FC_Q_UINT8,
-                              FC_Q_INT16, FC_Q_UINT16, FC_Q_E4M3FN, FC_Q_E5M2)
+                              FC_Q_INT16, FC_Q_UINT16, FC_Q_E4M3FN, FC_Q_E5M2,
+                              FC_Q_E4M3FN_UNSATURATED, FC_Q_E5M2_UNSATURATED)
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from cpython.contextvars cimport get_value as contextvar_value
 from libc.string cimport memcpy
@@ -74,9 +75,13 @@ from fastclip import _numpy_fallback
 cdef object _NOVALUE = np._NoValue
 
 
-cdef int _bounds_named_wrongly(object a_min, object a_max) except -1:
-    """numpy/_core/fromnumeric.py::clip's errors, word for word, where a
-    bound is missing or named twice (NumPy 2.1's min= and max= aliases)."""
+cdef tuple _named_bounds(object a_min, object a_max, object min, object max):
+    """The bounds of a call that gave neither positionally: NumPy 2.1's min=
+    and max= aliases (None for one not given). Else
+    numpy/_core/fromnumeric.py::clip's errors, word for word, where a bound
+    is missing or named twice."""
+    if a_min is _NOVALUE and a_max is _NOVALUE:
+        return (None if min is _NOVALUE else min), (None if max is _NOVALUE else max)
     if a_min is _NOVALUE:
         raise TypeError("clip() missing 1 required positional argument: 'a_min'")
     if a_max is _NOVALUE:
@@ -174,9 +179,8 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     Returns
     -------
     clipped_array : ndarray
-        An array with the elements of `a`, but where values < `a_min` are
-        replaced with `a_min`, and those > `a_max` with `a_max`. `out` itself
-        when given.
+        The elements of `a`, values < `a_min` replaced with `a_min` and those
+        > `a_max` with `a_max`; `out` itself when given.
 
     See Also
     --------
@@ -193,12 +197,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *,
     """
     cdef Route route
     if a_min is _NOVALUE or a_max is _NOVALUE or min is not _NOVALUE or max is not _NOVALUE:
-        if a_min is _NOVALUE and a_max is _NOVALUE:
-            # NumPy 2.1's aliases (or no bounds at all)
-            a_min = None if min is _NOVALUE else min
-            a_max = None if max is _NOVALUE else max
-        else:
-            _bounds_named_wrongly(a_min, a_max)
+        a_min, a_max = _named_bounds(a_min, a_max, min, max)
     route = _route_of(a, out, kwargs)
     if route == ROUTE_KERNEL:
         result = _fast(<ndarray>a, a_min, a_max, out)

@@ -133,6 +133,40 @@ IDLE_GAPS_MS = (0, 2, 20, 50)
 IDLE_CALL_TURNS_MS = 20
 
 
+def _idle_contenders(peers, x, all_threads):
+    """idle's contenders: x clipped into an out of its own, float32 out=."""
+    out = np.empty_like(x)
+
+    def clip_out():
+        return fastclip.clip(x, -0.5, 0.5, out=out)
+    funcs = {f"fastclip {all_threads} threads": with_threads(all_threads, clip_out),
+             "fastclip 1 thread": with_threads(1, clip_out)}
+    if openmp_loop_available():
+        funcs["OpenMP loop"] = with_threads(all_threads, clip_out, openmp=True)
+    funcs["np.clip"] = lambda: np.clip(x, -0.5, 0.5, out=out)
+    if peers.torch is not None:
+        funcs["torch.clamp"] = peers.torch_clamp(x, -0.5, 0.5, out)
+    return funcs
+
+
+def _idle_series(f, gap, calls, warm_calls, settle):
+    """One series of idle's: `calls` calls of f, `gap` ms before each (the
+    first after `settle` s), the first `warm_calls` not counted: the counted
+    calls' seconds, and the process's CPU seconds a call."""
+    times = []
+    _before_batch(f)()
+    time.sleep(settle)
+    cpu0 = time.process_time()
+    for i in range(calls):
+        if gap and (settle or i):
+            time.sleep(gap / 1000)
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    time.sleep(max(settle, gap / 1000))
+    return times[warm_calls:], (time.process_time() - cpu0) / calls
+
+
 def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm=3,
          settle_s=0.03, progress=None):
     """Large calls after idle time: float32 out=, a hot loop that does other
@@ -173,34 +207,9 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
     rows = []
     before = fastclip.get_num_threads()
 
-    def run_series(f, gap, calls=series, warm_calls=warm, settle=settle_s):
-        times = []
-        _before_batch(f)()
-        time.sleep(settle)
-        cpu0 = time.process_time()
-        for i in range(calls):
-            if gap and (settle or i):
-                time.sleep(gap / 1000)
-            t0 = time.perf_counter()
-            f()
-            times.append(time.perf_counter() - t0)
-        time.sleep(max(settle, gap / 1000))
-        return times[warm_calls:], (time.process_time() - cpu0) / calls
-
     try:
         for n in sizes:
-            x = rng.normal(size=n).astype(np.float32)
-            out = np.empty_like(x)
-
-            def clip_out():
-                return fastclip.clip(x, -0.5, 0.5, out=out)
-            funcs = {f"fastclip {all_threads} threads": with_threads(all_threads, clip_out),
-                     "fastclip 1 thread": with_threads(1, clip_out)}
-            if openmp_loop_available():
-                funcs["OpenMP loop"] = with_threads(all_threads, clip_out, openmp=True)
-            funcs["np.clip"] = lambda: np.clip(x, -0.5, 0.5, out=out)
-            if peers.torch is not None:
-                funcs["torch.clamp"] = peers.torch_clamp(x, -0.5, 0.5, out)
+            funcs = _idle_contenders(peers, rng.normal(size=n).astype(np.float32), all_threads)
             names = list(funcs)
             for gap in gaps_ms:
                 _say(progress, f"[idle] n=2**{n.bit_length() - 1} gap {gap} ms")
@@ -209,14 +218,14 @@ def idle(peers, repeats, sizes=IDLE_SIZES, gaps_ms=IDLE_GAPS_MS, series=16, warm
                 if gap >= IDLE_CALL_TURNS_MS:
                     for r in range(1 + repeats * (series - warm)):
                         for k in names[r % len(names):] + names[:r % len(names)]:
-                            t, c = run_series(funcs[k], gap, calls=1, warm_calls=0, settle=0)
+                            t, c = _idle_series(funcs[k], gap, calls=1, warm_calls=0, settle=0)
                             if r > 0:
                                 samples[k] += t
                                 cpu[k].append(c)
                 else:
                     for r in range(repeats):
                         for k in (names if r % 2 == 0 else names[::-1]):
-                            t, c = run_series(funcs[k], gap)
+                            t, c = _idle_series(funcs[k], gap, series, warm, settle_s)
                             samples[k] += t
                             cpu[k].append(c)
                 every = f"fastclip {all_threads} threads"
