@@ -30,7 +30,10 @@ typedef void (*fc_rows_t)(char **args, npy_intp n, const npy_intp *steps, npy_in
  * element (o, a, i), as float32, at o * s_outer + (a / block) * s_axis +
  * i * s_inner (all three 0: one for the tensor) */
 enum { FC_Q_FLOAT, FC_Q_HALF, FC_Q_BFLOAT16 };        /* x's dtype, the division's */
-enum { FC_Q_INT8, FC_Q_UINT8, FC_Q_INT16, FC_Q_UINT16, FC_Q_E4M3FN, FC_Q_E5M2 };
+/* the result's dtype; the float8 ones twice: saturated, and as ml_dtypes
+ * casts (saturate=False) */
+enum { FC_Q_INT8, FC_Q_UINT8, FC_Q_INT16, FC_Q_UINT16, FC_Q_E4M3FN, FC_Q_E5M2,
+       FC_Q_E4M3FN_UNSATURATED, FC_Q_E5M2_UNSATURATED };
 typedef struct {
     const char *x;
     char *out;

@@ -13,7 +13,9 @@
  *   where the reference's int32 cast is undefined, the operator's saturation:
  *   the nearer end of the range, and qmin for a NaN (onnxruntime's answer);
  * - a float8 result: the quotient clamped to the format's largest finite
- *   value, rounded to nearest even; a NaN stays NaN (ml_dtypes' code).
+ *   value, rounded to nearest even; a NaN stays NaN (ml_dtypes' code);
+ *   saturate=False, ml_dtypes' cast of the quotient: past the largest finite
+ *   value, e4m3fn's NaN and e5m2's infinity.
  *
  * One loop for each source dtype, division dtype, result dtype and step,
  * written for the vectoriser (fc_q_span): a run's scale and zero point are
@@ -110,21 +112,28 @@ FC_Q_INLINE float fc_q_saturate(float q, float z, float qmin, float qmax)
     return ((v + 12582912.0f) - 12582912.0f) + z;
 }
 
-/* float8 with M mantissa bits and bias B: saturated to +-MAX, rounded to
- * nearest even; a NaN is NAN_BITS with the sign of the quotient */
-FC_Q_INLINE npy_uint8 fc_q_float8(float q, int M, int B, float max, npy_uint8 nan_bits)
+/* float8 with M mantissa bits and bias B, rounded to nearest even from the
+ * magnitude saturated to max, the sign put back after; a magnitude beyond
+ * `kept` gives over_bits and a NaN nan_bits, with the quotient's sign. kept:
+ * infinity where the result saturates; else (saturate=False, ml_dtypes'
+ * cast) the largest magnitude that rounds to a finite value, a tie rounding
+ * to even: 464 down to e4m3fn's 448, below 61440 (up to e5m2's infinity) */
+FC_Q_INLINE npy_uint8 fc_q_float8(float q, int M, int B, float max, float kept,
+                                  npy_uint8 over_bits, npy_uint8 nan_bits)
 {
-    npy_uint32 u, a, top, m, r;
+    npy_uint32 u, a, top, m, r, sign, special;
     float c;
     memcpy(&u, &q, sizeof u);
     memcpy(&top, &max, sizeof top);
+    sign = (u >> 24) & 0x80u;
     a = u & 0x7fffffffu;
-    a = a < top ? a : top;          /* the magnitude saturated, on the bits (an integer min) */
-    a |= u & 0x80000000u;
     memcpy(&c, &a, sizeof c);
-    r = fc_float_to_float8(c, M, B);
-    m = fc_q_mask(q != q);
-    return (npy_uint8)(((nan_bits | ((u >> 24) & 0x80u)) & m) | (r & ~m));
+    m = fc_q_mask(!(c <= kept));                    /* beyond kept, or a NaN */
+    special = over_bits ^ ((over_bits ^ nan_bits) & fc_q_mask(q != q));
+    a = a < top ? a : top;          /* the magnitude saturated, on the bits (an integer min) */
+    memcpy(&c, &a, sizeof c);
+    r = fc_float_to_float8(c, M, B) | sign;
+    return (npy_uint8)(((special | sign) & m) | (r & ~m));
 }
 
 /* result k of the dtype dst from quotient q and zero point z */
@@ -135,8 +144,14 @@ FC_Q_INLINE void fc_q_store(char *out, npy_intp k, float q, float z, int dst)
     case FC_Q_UINT8: ((npy_uint8 *)out)[k] = (npy_uint8)(npy_int32)fc_q_saturate(q, z, 0.0f, 255.0f); break;
     case FC_Q_INT16: ((npy_int16 *)out)[k] = (npy_int16)(npy_int32)fc_q_saturate(q, z, -32768.0f, 32767.0f); break;
     case FC_Q_UINT16: ((npy_uint16 *)out)[k] = (npy_uint16)(npy_int32)fc_q_saturate(q, z, 0.0f, 65535.0f); break;
-    case FC_Q_E4M3FN: ((npy_uint8 *)out)[k] = fc_q_float8(q, 3, 7, 448.0f, 0x7f); break;
-    default: ((npy_uint8 *)out)[k] = fc_q_float8(q, 2, 15, 57344.0f, 0x7e); break;
+    case FC_Q_E4M3FN: ((npy_uint8 *)out)[k] = fc_q_float8(q, 3, 7, 448.0f, INFINITY, 0x7f, 0x7f); break;
+    case FC_Q_E5M2: ((npy_uint8 *)out)[k] = fc_q_float8(q, 2, 15, 57344.0f, INFINITY, 0x7e, 0x7e); break;
+    case FC_Q_E4M3FN_UNSATURATED:
+        ((npy_uint8 *)out)[k] = fc_q_float8(q, 3, 7, 448.0f, 464.0f, 0x7f, 0x7f);
+        break;
+    default:
+        ((npy_uint8 *)out)[k] = fc_q_float8(q, 2, 15, 57344.0f, 0x1.dffffep+15f, 0x7c, 0x7e);
+        break;
     }
 }
 
@@ -185,6 +200,8 @@ FC_Q_INLINE void fc_q_pair(int src, int div, int dst, int step, const char *x, n
     FC_Q_CASE(FC_Q_UINT16)
     FC_Q_CASE(FC_Q_E4M3FN)
     FC_Q_CASE(FC_Q_E5M2)
+    FC_Q_CASE(FC_Q_E4M3FN_UNSATURATED)
+    FC_Q_CASE(FC_Q_E5M2_UNSATURATED)
     }
 #undef FC_Q_CASE
 }

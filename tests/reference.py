@@ -248,12 +248,14 @@ def quant_operand(value, shape, axis, block_size):
     return value.take(np.arange(shape[axis]), axis=axis)
 
 
-def reference_quantize(x, scale, zero_point=None, *, axis=1, block_size=0, dtype=None):
+def reference_quantize(x, scale, zero_point=None, *, axis=1, block_size=0, dtype=None,
+                       saturate=True):
     """QuantizeLinear as onnx.reference computes it (x / scale in NumPy's
     promotion, np.rint, + zero point, np.clip, cast; float8 by
-    onnx.numpy_helper.saturate_cast), but in float64 rather than through an
-    int32 cast, so that what the reference leaves undefined saturates as the
-    operator says (NaN to the range's low end, docs/semantics.rst)."""
+    onnx.numpy_helper.saturate_cast, or with saturate=False ml_dtypes' own
+    cast), but in float64 rather than through an int32 cast, so that what the
+    reference leaves undefined saturates as the operator says (NaN to the
+    range's low end, docs/semantics.rst)."""
     x = np.asarray(x)
     if zero_point is not None:
         dtype = np.asarray(zero_point).dtype
@@ -271,5 +273,7 @@ def reference_quantize(x, scale, zero_point=None, *, axis=1, block_size=0, dtype
                 r = r + quant_operand(zero_point, x.shape, axis, block_size).astype(np.float64)
             r = np.where(np.isnan(r), lo, r)
             return np.clip(r, lo, hi).astype(dtype)
+        if not saturate:
+            return q.astype(dtype)
         top = float(ml_dtypes.finfo(dtype).max)
         return np.clip(q, -top, top).astype(dtype)

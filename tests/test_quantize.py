@@ -21,7 +21,7 @@ SOURCES = [np.dtype(np.float32), np.dtype(np.float16), BFLOAT16]
 RESULTS = [*QUANT_INT_RANGES, E4M3FN, E5M2]
 
 
-def onnx_quantize(x, scale, zero_point, axis=1, block_size=0, dtype=None):
+def onnx_quantize(x, scale, zero_point, axis=1, block_size=0, dtype=None, saturate=True):
     """onnx.reference's QuantizeLinear (opset 21) on the operands, or None
     where onnx is not installed."""
     try:
@@ -36,7 +36,7 @@ def onnx_quantize(x, scale, zero_point, axis=1, block_size=0, dtype=None):
         # the operator's body; the op object is not needed for it
         return _CommonQuantizeLinear._run(None, np.asarray(x), np.asarray(scale), zero_point,
                                           axis=axis, block_size=block_size,
-                                          output_dtype=out_type)[0]
+                                          output_dtype=out_type, saturate=saturate)[0]
 
 
 def reference_defined(x, scale, dtype, axis=1, block_size=0):
@@ -55,10 +55,10 @@ def reference_defined(x, scale, dtype, axis=1, block_size=0):
 def check(x, scale, zero_point=None, **kwargs):
     """fastclip.quantize against both references; its result."""
     got = fastclip.quantize(x, scale, zero_point, **kwargs)
-    dtype = kwargs.get("dtype")
+    dtype, saturate = kwargs.get("dtype"), kwargs.get("saturate", True)
     axis, block_size = kwargs.get("axis", 1), kwargs.get("block_size", 0)
     expected = reference_quantize(x, scale, zero_point, axis=axis, block_size=block_size,
-                                  dtype=dtype)
+                                  dtype=dtype, saturate=saturate)
     assert got.dtype == expected.dtype and got.shape == np.shape(x)
     assert bits(got) == bits(expected), _first_difference(x, got, expected)
     if np.ndim(scale) == 0 and np.ndim(zero_point) == 0 and not kwargs.get("block_size"):
@@ -66,7 +66,7 @@ def check(x, scale, zero_point=None, **kwargs):
         as_scalars = fastclip.quantize(np.ascontiguousarray(x), _scalar(scale),
                                        _scalar(zero_point), **kwargs)
         assert bits(as_scalars) == bits(expected), _first_difference(x, as_scalars, expected)
-    onnx_result = onnx_quantize(x, scale, zero_point, axis, block_size, dtype)
+    onnx_result = onnx_quantize(x, scale, zero_point, axis, block_size, dtype, saturate)
     if onnx_result is not None:
         defined = reference_defined(x, scale, got.dtype, axis, block_size)
         g = np.asarray(got).view(np.uint8 if got.itemsize == 1 else np.uint16)
@@ -103,8 +103,10 @@ def test_every_16_bit_input(src, dst):
                 check(x, s, np.asarray(z, dtype=dst))
         else:
             check(x, s, np.zeros((), dtype=dst))
+            check(x, s, np.zeros((), dtype=dst), saturate=False)
     # a float32 scale: the division in float32, unrounded
     check(x, np.float32(0.0371), None, dtype=dst)
+    check(x, np.float32(0.0371), None, dtype=dst, saturate=False)
 
 
 # float32's edges: signed zeros, subnormals, ties, the ends of every integer
@@ -119,6 +121,10 @@ SPECIAL_F32 = np.concatenate([
     np.nextafter(np.arange(-300, 300, 0.5, dtype=np.float32), np.float32(-np.inf)),
     np.array([2**31, -2**31, 2**31 - 128, 3e9, -3e9, 1e38, 448, 464, 465, 57344, 61440],
              dtype=np.float32),
+    # either side of the float8 formats' largest finite values and the ties past them
+    np.array([np.nextafter(np.float32(v), np.float32(t)) * sign
+              for v in (448, 464, 480, 57344, 61440, 65536, 73728) for t in (0, np.inf)
+              for sign in (1, -1)], dtype=np.float32),
 ])
 
 
@@ -131,6 +137,7 @@ def test_float32_edges(dst):
                 check(SPECIAL_F32, scale, np.asarray(z, dtype=dst))
         else:
             check(SPECIAL_F32, scale, None, dtype=dst)
+            check(SPECIAL_F32, scale, None, dtype=dst, saturate=False)
 
 
 def test_nan_and_beyond_int32_saturate():
@@ -357,6 +364,8 @@ def quantize_calls(draw):
     kwargs = dict(axis=axis, block_size=block)
     if zero_point is None:
         kwargs["dtype"] = dst
+    if draw(st.booleans()):
+        kwargs["saturate"] = False      # a float8 result as ml_dtypes casts; integers saturate
     return x, scale, zero_point, kwargs
 
 

@@ -12,8 +12,17 @@ cdef dict _Q_RESULTS = {_Q_DTYPE["byte"]: FC_Q_INT8, _Q_DTYPE["ubyte"]: FC_Q_UIN
                         _Q_DTYPE["short"]: FC_Q_INT16, _Q_DTYPE["ushort"]: FC_Q_UINT16,
                         _Q_DTYPE["float8_e4m3fn"]: FC_Q_E4M3FN,
                         _Q_DTYPE["float8_e5m2"]: FC_Q_E5M2}
+# saturate=False: a float8 result as ml_dtypes casts (an integer one saturates all the same)
+cdef dict _Q_UNSATURATED = {FC_Q_E4M3FN: FC_Q_E4M3FN_UNSATURATED,
+                            FC_Q_E5M2: FC_Q_E5M2_UNSATURATED}
 cdef object _UINT8 = np.dtype(np.uint8)
 cdef object _FLOAT32 = np.dtype(np.float32)
+
+
+cdef int _q_dst(object rdt, bint saturate) except -1:
+    """The loops' code of the result dtype rdt (a key of _Q_RESULTS)."""
+    cdef int dst = _Q_RESULTS[rdt]
+    return dst if saturate else _Q_UNSATURATED.get(dst, dst)
 
 
 # the one-scale route's operands: the result's dtype by what dtype= names (a
@@ -79,18 +88,6 @@ cdef int _q_axis(object axis, int ndim) except -1:
     return ax + ndim if ax < 0 else ax
 
 
-cdef object _q_scale_broadcast(object s, tuple shape, int ax, npy_intp block):
-    """The scale as an array that broadcasts against x (the reference's
-    reshape_input), for the NumPy route of saturate=False."""
-    if s.size == 1:
-        return s.reshape(())
-    if block == 0:
-        dims = [1] * len(shape)
-        dims[ax] = s.shape[0]
-        return s.reshape(dims)
-    return np.repeat(s, block, axis=ax).take(np.arange(shape[ax]), axis=ax)
-
-
 cdef _q_refuse_scale(ndarray s32):
     """A ValueError unless every scale (float32, contiguous) is finite and
     nonzero."""
@@ -129,7 +126,7 @@ cdef float _q_bits_to_float(int src, const void *p) noexcept:
 
 
 cdef object _quantize_one_scale(object x, object scale, object zero_point, object dtype,
-                                object out):
+                                object out, bint saturate):
     """The common call at a small call's cost: a C-contiguous x; one scale,
     a Python float or a NumPy scalar or 0-d array of x's dtype; no zero
     point, or a NumPy integer scalar, or a 0-d array; out None or
@@ -186,7 +183,7 @@ cdef object _quantize_one_scale(object x, object scale, object zero_point, objec
     job.out = <char *>cnp.PyArray_DATA(res)
     job.n = cnp.PyArray_SIZE(xa)
     job.src = job.div = src
-    job.dst = _Q_RESULTS[rdt]
+    job.dst = _q_dst(rdt, saturate)
     job.src_size = cnp.PyArray_ITEMSIZE(xa)
     job.dst_size = cnp.PyArray_ITEMSIZE(res)
     job.scale = &s
@@ -216,8 +213,9 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
     and nonzero. zero_point: the scale's shape (or one value), of the
     result's dtype; None: zero. dtype: the result's, when no zero point gives
     it (uint8 when neither does). saturate=False: a float8 result overflows to
-    NaN or infinity as ml_dtypes' cast does (through NumPy; integers always
-    saturate). out: an array of the result's dtype and x's shape.
+    NaN (float8_e4m3fn) or infinity (float8_e5m2) as ml_dtypes' cast does
+    (integers always saturate). out: an array of the result's dtype and x's
+    shape.
 
     The division is in x's dtype (NumPy's promotion of x's and the scale's),
     as onnx.reference computes it, whose results these are bit for bit;
@@ -228,8 +226,9 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
     cdef ndarray xa
     cdef object res
     cdef int ax = 0
-    if (block_size is 0 or block_size == 0) and saturate:
-        res = _quantize_one_scale(x, scale, zero_point, dtype, out)
+    cdef bint sat = saturate
+    if block_size is 0 or block_size == 0:
+        res = _quantize_one_scale(x, scale, zero_point, dtype, out, sat)
         if res is not NotImplemented:
             return res
     xa = _q_native(x if type(x) is ndarray else np.asarray(x))
@@ -248,13 +247,8 @@ def quantize(x, scale, zero_point=None, *, dtype=None, axis=1, block_size=0, sat
     _q_refuse_scale(s32)
     zf = _q_zero_points(zp, s.shape, rdt)
     res = _q_result(out, shape, rdt)
-    if not saturate and rdt.kind not in "iu":
-        # ml_dtypes' own cast of the quotient, overflow and all
-        with np.errstate(all="ignore"):
-            q = xa / _q_scale_broadcast(s, shape, ax, block)
-        np.copyto(res, q.astype(rdt))
-    elif xa.size != 0:
-        _q_run(xa, res, div, s32, zf, ax if s.size != 1 else -1, block)
+    if xa.size != 0:
+        _q_run(xa, res, div, s32, zf, ax if s.size != 1 else -1, block, sat)
     return res
 
 
@@ -306,7 +300,7 @@ cdef ndarray _q_result(object out, tuple shape, object rdt):
 
 
 cdef _q_run(ndarray xa, ndarray res, object div, ndarray s32, ndarray zf, int ax,
-            npy_intp block):
+            npy_intp block, bint saturate):
     """The loop over x into res (through C-ordered copies where either is
     not C-contiguous and aligned, or they overlap); ax -1: one scale."""
     cdef fc_quantize_job_t job
@@ -322,7 +316,7 @@ cdef _q_run(ndarray xa, ndarray res, object div, ndarray s32, ndarray zf, int ax
     job.n = cnp.PyArray_SIZE(xc)
     job.src = _Q_SOURCES[xa.dtype]
     job.div = _Q_SOURCES[div]
-    job.dst = _Q_RESULTS[res.dtype]
+    job.dst = _q_dst(res.dtype, saturate)
     job.src_size = cnp.PyArray_ITEMSIZE(xa)
     job.dst_size = cnp.PyArray_ITEMSIZE(res)
     job.scale = <const float *>cnp.PyArray_DATA(s32)

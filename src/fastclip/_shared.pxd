@@ -47,6 +47,8 @@ cdef extern from "loop_types.h":
         FC_Q_UINT16
         FC_Q_E4M3FN
         FC_Q_E5M2
+        FC_Q_E4M3FN_UNSATURATED
+        FC_Q_E5M2_UNSATURATED
     ctypedef struct fc_quantize_job_t:
         const char *x
         char *out
