@@ -7,6 +7,7 @@ bytes (x read, the result written) as the floor. One thread each, and at
 2^24 float32 -> int8 per tensor all threads.
 """
 
+import time
 import warnings
 
 import numpy as np
@@ -22,6 +23,10 @@ PAIRS_FULL = [(src, dst) for src in ("float", "half")
 PAIRS_QUICK = [("float", "byte"), ("float", "float8_e4m3fn")]
 #: the contenders' columns, after fastclip
 PEERS = ("numpy tool", "onnx.reference", "onnxruntime", "onnxruntime no spin", "torch")
+#: the all-threads row's pause before each batch: longer than onnxruntime's
+#: threads spin on after a run (by default), so that no contender's calls
+#: meet the cores the one before left spinning
+ALL_THREADS_SETTLE_S = 0.2
 
 
 def _shape(n, per_axis):
@@ -136,8 +141,27 @@ def cases(peers, quick=False):
                 yield f"{src.name}->{dst.name} {what}", n, funcs
 
 
+def _settled(f):
+    """f, each batch of whose calls starts after ALL_THREADS_SETTLE_S and one
+    call not timed (the one that wakes its threads): a contender's own pace
+    on all threads, not the pace in the wake of the one before it."""
+    from fastclip.bench.timing import _before_batch
+    prepare = _before_batch(f)
+
+    def run():
+        return f()
+
+    def before_batch():
+        prepare()
+        time.sleep(ALL_THREADS_SETTLE_S)
+        f()
+    run.before_batch = before_batch
+    return run
+
+
 def all_threads_case(peers):
-    """2^24 float32 -> int8 per tensor: fastclip and onnxruntime on all threads."""
+    """2^24 float32 -> int8 per tensor: fastclip and onnxruntime on all
+    threads, each batch settled (_settled)."""
     from fastclip.bench.timing import with_threads
     from fastclip import _threads
     every = _threads._available_cpus()
@@ -150,7 +174,8 @@ def all_threads_case(peers):
         ort = _onnxruntime(peers, x, scale, zero, threads=0, spin=spin)
         if ort is not None:
             funcs[name] = ort
-    return f"float32->int8 per tensor, all {every} threads", 2**24, funcs
+    return (f"float32->int8 per tensor, all {every} threads", 2**24,
+            {k: _settled(f) for k, f in funcs.items()})
 
 
 def section(peers, repeats, min_seconds, progress=None, quick=False):
@@ -185,6 +210,7 @@ def table(report, table_class, time_text, x_text):
         "the result written); a peer's column: its time over fastclip's. numpy tool: "
         "onnxruntime's quantize_nparray expression; onnxruntime: a session of one "
         "QuantizeLinear node; onnxruntime no spin: the same on all threads with "
-        "session.intra_op.allow_spinning 0 (by default its threads spin after a run, on the "
-        "cores the next call in the interleaved rounds needs); torch: "
-        "quantize_per_tensor/per_channel + int_repr.")
+        "session.intra_op.allow_spinning 0 (by default its threads spin after a run); torch: "
+        "quantize_per_tensor/per_channel + int_repr. The all-threads row: each batch after "
+        f"a pause of {ALL_THREADS_SETTLE_S * 1000:.0f} ms, which outlasts onnxruntime's spin, "
+        "and one call not timed.")
