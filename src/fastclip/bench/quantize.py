@@ -7,7 +7,6 @@ bytes (x read, the result written) as the floor. One thread each, and at
 2^24 float32 -> int8 per tensor all threads.
 """
 
-import time
 import warnings
 
 import numpy as np
@@ -141,28 +140,10 @@ def cases(peers, quick=False):
                 yield f"{src.name}->{dst.name} {what}", n, funcs
 
 
-def _settled(f):
-    """f, each batch of whose calls starts after ALL_THREADS_SETTLE_S and one
-    call not timed (the one that wakes its threads): a contender's own pace
-    on all threads, not the pace in the wake of the one before it."""
-    from fastclip.bench.timing import _before_batch
-    prepare = _before_batch(f)
-
-    def run():
-        return f()
-
-    def before_batch():
-        prepare()
-        time.sleep(ALL_THREADS_SETTLE_S)
-        f()
-    run.before_batch = before_batch
-    return run
-
-
 def all_threads_case(peers):
     """2^24 float32 -> int8 per tensor: fastclip and onnxruntime on all
-    threads, each batch settled (_settled)."""
-    from fastclip.bench.timing import with_threads
+    threads, each batch after a pause (timing.after_a_pause)."""
+    from fastclip.bench.timing import after_a_pause, with_threads
     from fastclip import _threads
     every = _threads._available_cpus()
     x, scale, zero = _operands(_DTYPE["float"], _DTYPE["byte"], 2**24, False,
@@ -175,7 +156,7 @@ def all_threads_case(peers):
         if ort is not None:
             funcs[name] = ort
     return (f"float32->int8 per tensor, all {every} threads", 2**24,
-            {k: _settled(f) for k, f in funcs.items()})
+            {k: after_a_pause(f, ALL_THREADS_SETTLE_S) for k, f in funcs.items()})
 
 
 def section(peers, repeats, min_seconds, progress=None, quick=False):

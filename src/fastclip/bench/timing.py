@@ -99,6 +99,23 @@ def time_with_spread(funcs, repeats, min_seconds, ratios):
     return {k: statistics.median(v) for k, v in samples.items()}, spreads, done
 
 
+def after_a_pause(f, pause_s):
+    """f, each batch of whose calls starts after pause_s and one call not
+    timed (the one that wakes its threads): a contender's own pace on all
+    threads, not its pace on cores the one before it left spinning."""
+    prepare = _before_batch(f)
+
+    def run():
+        return f()
+
+    def before_batch():
+        prepare()
+        time.sleep(pause_s)
+        f()
+    run.before_batch = before_batch
+    return run
+
+
 def with_threads(n, f, openmp=False):
     """f, to run with fastclip set to n threads (split by one OpenMP loop,
     the simple design, with openmp): a copy of it whose before_batch, which
