@@ -415,8 +415,10 @@ static void fc_pool_run(fc_range_fn fn, void *ctx, void *alone_ctx, npy_intp tot
         return;
     }
     fc_caller_t me = {0, 0, fc_now_ns()};
-    if (me.start - fc_pool.last_end_ns > fc_load_long(&fc_pool.wake_time.median)) {
-        fc_pool.burst_start_ns = me.start;      /* a pause longer than a wake-up */
+    /* a burst of calls starts after a pause longer than a wake-up, and with
+     * OMP_WAIT_POLICY=passive at every call: its helpers slept after the last */
+    if (fc_pool.passive || me.start - fc_pool.last_end_ns > fc_load_long(&fc_pool.wake_time.median)) {
+        fc_pool.burst_start_ns = me.start;
         fc_pool.burst_woken = 0;
     }
     int asleep = fc_load_int(&fc_pool.sleeping), wake_now = split_every_call;
